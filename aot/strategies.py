@@ -1,0 +1,172 @@
+"""How a per-draw function is mapped over arrays shaped ``(chains, draws, *shape)``.
+
+Each strategy turns ``f(*values, *data) -> tuple`` into ``g(*values, *data) -> tuple`` over
+whole sample arrays; data arguments are broadcast, never mapped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+PerDraw = Callable[..., tuple[Any, ...]]
+Batched = Callable[..., tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A named vectorization of a per-draw function."""
+
+    name: str
+    chains: str
+    draws: str
+    donate: bool
+    batch_size: int | None = None
+
+    @property
+    def label(self) -> str:
+        return f"batched({self.batch_size})" if self.name == "batched" else self.name
+
+    def params(self) -> dict[str, Any]:
+        return {"name": self.name, "batch_size": self.batch_size, "donate": self.donate}
+
+    def apply(self, f: PerDraw, n_values: int) -> Batched:
+        """The whole-sample function for ``f`` with ``n_values`` mapped arguments."""
+        return _BUILDERS[self.name](f, n_values, self.batch_size)
+
+
+def _split(args: tuple[Any, ...], n_values: int) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    return args[:n_values], args[n_values:]
+
+
+def _over_draws_vmap(f: PerDraw, data: tuple[Any, ...]) -> Callable[..., tuple[Any, ...]]:
+    return jax.vmap(lambda *v: tuple(f(*v, *data)))
+
+
+def _over_draws_scan(f: PerDraw, data: tuple[Any, ...]) -> Callable[..., tuple[Any, ...]]:
+    return lambda *v: lax.map(lambda xs: tuple(f(*xs, *data)), v)
+
+
+def _vmap(f: PerDraw, n_values: int, _: int | None) -> Batched:
+    def run(*args: Any) -> tuple[Any, ...]:
+        values, data = _split(args, n_values)
+        return jax.vmap(_over_draws_vmap(f, data))(*values)
+
+    return run
+
+
+def _scan(f: PerDraw, n_values: int, _: int | None) -> Batched:
+    def run(*args: Any) -> tuple[Any, ...]:
+        values, data = _split(args, n_values)
+        over_chains = _over_draws_vmap(f, data)  # vmap over the chain axis of one draw
+        swapped = tuple(jnp.swapaxes(v, 0, 1) for v in values)
+        _, outs = lax.scan(lambda c, xs: (c, over_chains(*xs)), (), swapped)
+        return tuple(jnp.swapaxes(o, 0, 1) for o in outs)
+
+    return run
+
+
+def _scan_vmap(f: PerDraw, n_values: int, _: int | None) -> Batched:
+    def run(*args: Any) -> tuple[Any, ...]:
+        values, data = _split(args, n_values)
+        over_draws = _over_draws_vmap(f, data)
+        return lax.map(lambda xs: over_draws(*xs), values)
+
+    return run
+
+
+def _vmap_scan(f: PerDraw, n_values: int, _: int | None) -> Batched:
+    def run(*args: Any) -> tuple[Any, ...]:
+        values, data = _split(args, n_values)
+        return jax.vmap(_over_draws_scan(f, data))(*values)
+
+    return run
+
+
+def _nested_scan(f: PerDraw, n_values: int, _: int | None) -> Batched:
+    def run(*args: Any) -> tuple[Any, ...]:
+        values, data = _split(args, n_values)
+        over_draws = _over_draws_scan(f, data)
+        return lax.map(lambda xs: over_draws(*xs), values)
+
+    return run
+
+
+def _batched(f: PerDraw, n_values: int, batch_size: int | None) -> Batched:
+    """Sequential batches of B flattened draws, vmap inside, written into one buffer.
+
+    The last batch is clamped to end at the final draw (it recomputes a few draws instead
+    of producing a short remainder), so no output is ever concatenated or copied.
+    """
+    assert batch_size is not None and batch_size >= 1
+
+    def run(*args: Any) -> tuple[Any, ...]:
+        values, data = _split(args, n_values)
+        chains, draws = values[0].shape[:2]
+        n = chains * draws
+        flat = tuple(v.reshape((n, *v.shape[2:])) for v in values)
+        per_draw = lambda *xs: tuple(f(*xs, *data))
+        one = jax.eval_shape(per_draw, *(jax.ShapeDtypeStruct(x.shape[1:], x.dtype) for x in flat))
+        b = max(1, min(batch_size, n))
+        buffers = tuple(jnp.zeros((n, *o.shape), o.dtype) for o in one)
+        if n == 0:
+            outs = buffers
+        else:
+            mapped = jax.vmap(per_draw)
+
+            def body(i: Any, bufs: tuple[Any, ...]) -> tuple[Any, ...]:
+                start = jnp.minimum(i * b, n - b)
+                xs = tuple(lax.dynamic_slice_in_dim(x, start, b) for x in flat)
+                ys = mapped(*xs)
+                return tuple(lax.dynamic_update_slice_in_dim(buf, y, start, 0) for buf, y in zip(bufs, ys, strict=True))
+
+            outs = lax.fori_loop(0, math.ceil(n / b), body, buffers)
+        return tuple(o.reshape((chains, draws, *o.shape[1:])) for o in outs)
+
+    return run
+
+
+_BUILDERS: dict[str, Callable[[PerDraw, int, int | None], Batched]] = {
+    "vmap": _vmap,
+    "scan": _scan,
+    "scan_vmap": _scan_vmap,
+    "vmap_scan": _vmap_scan,
+    "nested_scan": _nested_scan,
+    "batched": _batched,
+}
+
+_DESCRIPTIONS = {
+    "vmap": ("vmap", "vmap", True),
+    "scan": ("vmap", "scan (swapaxes)", False),
+    "scan_vmap": ("scan", "vmap", False),
+    "vmap_scan": ("vmap", "scan", False),
+    "nested_scan": ("scan", "scan", False),
+    "batched": ("batches", "batches", False),
+}
+
+STRATEGY_NAMES: tuple[str, ...] = tuple(_BUILDERS)
+
+
+def get_strategy(name: str, batch_size: int | None = None) -> Strategy:
+    """The strategy called ``name``; ``batched`` needs ``batch_size`` (also ``"batched(B)"``)."""
+    if name.startswith("batched(") and name.endswith(")"):
+        inner = name[len("batched(") : -1]
+        if not inner.isdigit():
+            raise ValueError(f"strategy {name!r}: the batch size must be a positive integer")
+        name, batch_size = "batched", int(inner)
+    if name not in _BUILDERS:
+        raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGY_NAMES)} or batched(B)")
+    chains, draws, donate = _DESCRIPTIONS[name]
+    if name == "batched":
+        if batch_size is None or int(batch_size) < 1:
+            raise ValueError(f"strategy 'batched' needs a positive batch_size, got {batch_size!r}")
+        return Strategy(name, chains, draws, donate, int(batch_size))
+    if batch_size is not None:
+        raise ValueError(f"batch_size={batch_size} only applies to the 'batched' strategy, not {name!r}")
+    return Strategy(name, chains, draws, donate)
