@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -146,7 +147,10 @@ def compile_transform(
     n_values = len(key.values)
     batched = strategy.apply(graph.fn, n_values)
     donate = tuple(range(n_values)) if strategy.donate else ()
-    lowered = jax.jit(batched, donate_argnums=donate).lower(*args)
+    with warnings.catch_warnings():
+        # Donated inputs that no output can alias are simply not reused; that is expected.
+        warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
+        lowered = jax.jit(batched, donate_argnums=donate).lower(*args)
     t2 = time.perf_counter()
     say("compiling")
     compiled = lowered.compile()
@@ -165,8 +169,24 @@ def compile_transform(
     )
 
 
+def _initialize_kernels() -> None:
+    """Register the LAPACK kernels that executables call into.
+
+    jaxlib fills its LAPACK function table lazily, when a linalg op is first *lowered*. A
+    process that only deserializes (a cache hit) never lowers, and an executable calling
+    Cholesky or a triangular solve would then jump through a null pointer and crash.
+    """
+    try:
+        from jax._src.lax import linalg
+
+        linalg.initialize_lapack()
+    except (ImportError, AttributeError):  # moved in a later jax: the lowering path still works
+        pass
+
+
 def load_executable(payload: bytes, n_args: int, n_outputs: int, device: Any) -> Any:
     """Deserialize an executable for one device (PyMC forces 100 host devices)."""
+    _initialize_kernels()
     in_tree = jax.tree_util.tree_structure((tuple(range(n_args)), {}))
     out_tree = jax.tree_util.tree_structure(tuple(range(n_outputs)))
     return deserialize_and_load(payload, in_tree, out_tree, backend=device.client, execution_devices=[device])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,21 @@ class TransformGraph:
     fn: Callable[..., Any]
     data_indices: tuple[int, ...]
     output_names: tuple[str, ...]
+
+
+def _own_inner_graphs(fgraph: FunctionGraph) -> None:
+    """Give every op with an inner graph (Scan) a private copy of it.
+
+    PyTensor's JAX dispatch rewrites a Scan's inner graph in place; without this, jaxifying
+    would mutate the user's model and change its fingerprint.
+    """
+    for node in fgraph.apply_nodes:
+        inner = getattr(node.op, "fgraph", None)
+        if isinstance(inner, FunctionGraph):
+            op = copy.copy(node.op)
+            op.fgraph = inner.clone()
+            _own_inner_graphs(op.fgraph)
+            node.op = op
 
 
 def output_variables(model: Any, spec: OutputSpec) -> list[Any]:
@@ -71,4 +87,5 @@ def jaxify(
         clone=True,
     )
     mode.JAX.optimizer.rewrite(fgraph)
+    _own_inner_graphs(fgraph)
     return TransformGraph(fn=jax_funcify(fgraph), data_indices=data_indices, output_names=tuple(names))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -95,6 +96,9 @@ def make_request(
         model, var_names=var_names, keep_untransformed=keep_untransformed, log_likelihood=log_likelihood
     )
     strat = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, batch_size)
+    if spec.kind == "log_likelihood" and strat.donate:
+        # The raw samples are still needed after the log-likelihood (PyMC never donates here).
+        strat = dataclasses.replace(strat, donate=False)
     device = resolve_device(backend)
     return TransformRequest(fp, spec, strat, device, make_key(fp, spec, strat, values, device))
 

@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path) -> Path:
+    """A fresh cache root per test, with the in-process memo cleared."""
+    import runtime
+
+    runtime.clear_memo()
+    path = tmp_path / "cache"
+    os.environ["PYMC_AOT_CACHE_DIR"] = str(path)
+    yield path
+    os.environ.pop("PYMC_AOT_CACHE_DIR", None)
+    runtime.clear_memo()
