@@ -11,7 +11,6 @@ import pytensor.tensor as pt
 from pymc.distributions.transforms import ordered
 
 
-
 def _rng() -> np.random.Generator:
     """Each builder draws its data from the same seed, so two builds are the same model."""
     return np.random.default_rng(20261202)
@@ -40,7 +39,9 @@ def shapes_and_bounds() -> pm.Model:
 def simplex_ordered() -> pm.Model:
     with pm.Model() as m:
         w = pm.Dirichlet("w", a=np.ones(4))
-        cut = pm.Normal("cut", 0, 3, shape=3, transform=ordered, initval=np.array([-1.0, 0.0, 1.0], dtype=pytensor.config.floatX))
+        cut = pm.Normal("cut", 0, 3, shape=3, transform=ordered,
+            initval=np.array([-1.0, 0.0, 1.0], dtype=pytensor.config.floatX),
+        )
         pm.Deterministic("wsum", pt.cumsum(w))
         pm.Normal("y", cut.sum() + w[0], 1.0, observed=_rng().normal(size=8))
     return m
@@ -48,7 +49,7 @@ def simplex_ordered() -> pm.Model:
 
 def lkj() -> pm.Model:
     with pm.Model() as m:
-        chol, corr, stds = pm.LKJCholeskyCov(
+        chol, _corr, _stds = pm.LKJCholeskyCov(
             "chol", n=3, eta=2.0, sd_dist=pm.Exponential.dist(1.0, shape=3), compute_corr=True
         )
         mu = pm.Normal("mu", 0, 1, shape=3)
