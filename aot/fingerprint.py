@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 from pytensor.compile.sharedvalue import SharedVariable
-from pytensor.graph.basic import Apply, Constant, Variable
+from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.op import Op
 from pytensor.tensor.variable import TensorVariable
@@ -38,18 +38,26 @@ class GraphHasher:
     """Tokens for variables and ops of one graph; ``inputs`` are hashed by position."""
 
     def __init__(self, inputs: tuple[Variable, ...] = ()) -> None:
-        self._tokens: dict[int, str] = {}
+        self._tokens: dict[int, int] = {}
+        self.records: list[tuple[Any, ...]] = []  # one per variable; a token is an index here
         self._keep: list[Any] = []  # keeps ids stable while hashing
         self._described: dict[int, Any] = {}
+        self._short: dict[Any, str] = {}
+        self._short_by_id: dict[int, str] = {}
         self.shared: list[SharedVariable] = []
         for i, var in enumerate(inputs):
-            self._set(var, _h("input", i, self.describe(var.type)))
+            self._set(var, ("input", i, self.short(var.type)))
 
-    def _set(self, obj: Any, token: str) -> None:
+    def _set(self, obj: Any, record: tuple[Any, ...]) -> None:
         self._keep.append(obj)
-        self._tokens[id(obj)] = token
+        self._tokens[id(obj)] = len(self.records)
+        self.records.append(record)
 
-    def token(self, var: Variable) -> str:
+    def digest(self, *extra: Any) -> str:
+        """Hash of every record so far (the whole walked graph) and ``extra``."""
+        return _h(self.records, extra)
+
+    def token(self, var: Variable) -> int:
         """Token of ``var``, walking its ancestors iteratively."""
         stack: list[tuple[Variable, bool]] = [(var, False)]
         while stack:
@@ -65,26 +73,43 @@ class GraphHasher:
                 stack.append((v, True))
                 stack.extend((i, False) for i in pending)
                 continue
-            node_token = self._node_token(node)
+            inputs = tuple(self._tokens[id(i)] for i in node.inputs)
+            op = self.short(node.op)
             for index, out in enumerate(node.outputs):
-                self._set(out, _h("out", node_token, index, self.describe(out.type), out.name))
+                self._set(out, ("out", op, inputs, index, self.short(out.type), out.name))
         return self._tokens[id(var)]
 
-    def _leaf_token(self, v: Variable) -> str:
+    def _leaf_token(self, v: Variable) -> tuple[Any, ...]:
         if isinstance(v, Constant):
-            return _h("const", self.describe(v.type), _array_digest(v.data))
+            return ("const", self.short(v.type), _array_digest(v.data))
         if isinstance(v, SharedVariable):
             if _is_tensor(v):
                 position = len(self.shared)
                 self.shared.append(v)
-                return _h("data", position, self.describe(v.type), v.name)
+                return ("data", position, self.short(v.type), v.name)
             # RNGs and other non-tensor shared state: type only, value never reaches outputs
-            return _h("shared-state", self.describe(v.type), v.name)
-        return _h("root", self.describe(v.type), v.name)
+            return ("shared-state", self.short(v.type), v.name)
+        return ("root", self.short(v.type), v.name)
 
-    def _node_token(self, node: Apply) -> str:
-        inputs = tuple(self._tokens[id(i)] for i in node.inputs)
-        return _h("apply", self.describe(node.op), inputs)
+    def short(self, obj: Any) -> str:
+        """A short hash of ``describe(obj)``, memoized: ops and types recur at many nodes."""
+        token = self._short_by_id.get(id(obj))
+        if token is not None:
+            return token
+        memo_key: Any = id(obj)
+        if getattr(type(obj), "__props__", None) is not None and not _has_inner_graph(obj):
+            # ops and types with __props__ are equal exactly when their props are equal
+            try:
+                memo_key = (type(obj), hash(obj), obj)
+            except TypeError:
+                pass
+        token = self._short.get(memo_key)
+        if token is None:
+            token = _h(self.describe(obj))
+            self._short[memo_key] = token
+        self._short_by_id[id(obj)] = token
+        self._keep.append(obj)
+        return token
 
     def describe(self, obj: Any) -> Any:
         """A hashable, deterministic description of ``obj``."""
@@ -108,7 +133,8 @@ class GraphHasher:
             return ("var", self.token(obj))
         if isinstance(obj, FunctionGraph):
             inner = GraphHasher(tuple(obj.inputs))
-            return ("fgraph", tuple(inner.token(o) for o in obj.outputs))
+            outputs = tuple(inner.token(o) for o in obj.outputs)
+            return ("fgraph", inner.digest(outputs))
         if isinstance(obj, (list, tuple)):
             return (type(obj).__name__, tuple(self.describe(x) for x in obj))
         if isinstance(obj, (set, frozenset)):
@@ -227,7 +253,7 @@ def fingerprint_model(model: Any) -> ModelFingerprint:
         parts.append(("deterministic", det.name, hasher.token(det)))
     values = [model.rvs_to_values[rv] for rv in model.free_RVs]
     return ModelFingerprint(
-        model_hash=_h("model", tuple(parts)),
+        model_hash=hasher.digest("model", tuple(parts)),
         model_name=str(model.name or ""),
         value_names=tuple(v.name for v in values),
         value_dtypes=tuple(str(v.dtype) for v in values),

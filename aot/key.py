@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import asdict, dataclass
@@ -21,15 +22,23 @@ _VERSIONED = ("jax", "jaxlib", "pytensor", "pymc", "pymc-aot")
 Signature = tuple[tuple[str | None, tuple[int, ...], str], ...]
 
 
+@functools.cache
 def library_versions() -> tuple[tuple[str, str], ...]:
-    """Versions of the libraries whose change invalidates executables."""
-    out = []
-    for name in _VERSIONED:
-        try:
-            out.append((name, version(name)))
-        except PackageNotFoundError:
-            out.append((name, "unknown"))
-    return tuple(out)
+    """Versions of the libraries whose change invalidates executables (read once)."""
+    import jaxlib
+    import pymc
+
+    found = {
+        "jax": jax.__version__,
+        "jaxlib": jaxlib.__version__,
+        "pytensor": pytensor.__version__,
+        "pymc": pymc.__version__,
+    }
+    try:
+        found["pymc-aot"] = version("pymc-aot")
+    except PackageNotFoundError:
+        found["pymc-aot"] = "unknown"
+    return tuple((name, str(found[name])) for name in _VERSIONED)
 
 
 @dataclass(frozen=True)

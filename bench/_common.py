@@ -1,0 +1,49 @@
+"""Helpers shared by the bench scripts: fresh-process runs and the machine's description."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_child(script: str, *args: str, env: dict[str, str] | None = None, timeout: int = 900) -> dict[str, Any]:
+    """Run ``bench/<script>`` in a fresh interpreter; it prints one JSON line last."""
+    full_env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONWARNINGS": "ignore",
+        **(env or {}),
+    }
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"{script} {' '.join(args)} failed:\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def machine() -> str:
+    """Cores, memory and library versions, for the report."""
+    try:
+        mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    except (ValueError, OSError):
+        mem = float("nan")
+    libs = ", ".join(f"{p} {version(p)}" for p in ("pymc", "pytensor", "jax", "jaxlib"))
+    return f"{os.cpu_count()} cores, {mem:.0f} GiB RAM, Python {platform.python_version()}, {libs}"
+
+
+def median(xs: list[float]) -> float:
+    s = sorted(xs)
+    return s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2

@@ -1,0 +1,118 @@
+"""The benchmark models (float64; 4 chains x 1000 draws unless a script says otherwise).
+
+Every builder takes a ``scale`` in (0, 1] so the smoke tests can run them tiny.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+
+
+def _n(full: int, scale: float, least: int = 2) -> int:
+    return max(least, round(full * scale))
+
+
+def report_shapes(scale: float = 1.0) -> pm.Model:
+    """Five free variables shaped like the original report, n=468, plus a deterministic."""
+    n = _n(468, scale)
+    with pm.Model() as model:
+        a = pm.Normal("a", 0, 1)
+        b = pm.HalfNormal("b", 1)
+        c = pm.Normal("c", 0, 1, shape=n)
+        d = pm.Normal("d", 0, 1, shape=(7, n))
+        e = pm.Normal("e", 0, 1, shape=(2, 9, n))
+        pm.Deterministic("f", a + b * c + d.sum(axis=0) + e.mean(axis=(0, 1)))
+    return model
+
+
+def regression(scale: float = 1.0) -> pm.Model:
+    """20000 x 50 design matrix in pm.Data, group effects, a deterministic mean over all rows."""
+    n, p, groups = _n(20_000, scale, 20), _n(50, scale, 3), 10
+    rng = np.random.default_rng(42)
+    X = rng.normal(size=(n, p))
+    group = rng.integers(0, groups, size=n)
+    y = X @ rng.normal(size=p) * 0.1 + rng.normal(size=groups)[group] + rng.normal(size=n)
+    with pm.Model() as model:
+        x = pm.Data("x", X)
+        g = pm.Data("group", group)
+        yobs = pm.Data("y_obs", y)
+        beta = pm.Normal("beta", 0, 1, shape=p)
+        group_sd = pm.HalfNormal("group_sd", 1)
+        effect = pm.Normal("effect", 0, group_sd, shape=groups)
+        sigma = pm.HalfNormal("sigma", 1)
+        mu = pm.Deterministic("mu", x @ beta + effect[g])
+        pm.Normal("y", mu, sigma, observed=yobs, shape=x.shape[0])
+    return model
+
+
+def wide_hierarchical(scale: float = 1.0) -> pm.Model:
+    """40 groups x (intercept, slope, scale) = 120+ free variables, a deterministic per group,
+    and a 8000 x 50 design matrix (3.2 MB) in pm.Data: hundreds of graph nodes, slow to compile."""
+    groups, rows, p = _n(40, scale), _n(8000, scale, 40), _n(50, scale, 3)
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(rows, p))
+    gid = np.arange(rows) % groups
+    y = rng.normal(size=rows)
+    with pm.Model() as model:
+        x = pm.Data("x", X)
+        yobs = pm.Data("y_obs", y)
+        w = pm.Normal("w", 0, 1, shape=p)
+        base = x @ w
+        mu_a = pm.Normal("mu_a", 0, 1)
+        sd_a = pm.HalfNormal("sd_a", 1)
+        preds = []
+        for k in range(groups):
+            a = pm.Normal(f"a_{k}", mu_a, sd_a)
+            b = pm.Normal(f"b_{k}", 0, 1)
+            s = pm.HalfNormal(f"s_{k}", 1)
+            rows_k = np.flatnonzero(gid == k)
+            mean_k = pm.Deterministic(f"mean_{k}", a + b * base[rows_k])
+            pm.Normal(f"y_{k}", mean_k, s, observed=yobs[rows_k])
+            preds.append(a + b)
+        pm.Deterministic("effects", pt.stack(preds))
+    return model
+
+
+def time_series(scale: float = 1.0) -> pm.Model:
+    """An AR(2) process over T=1000 steps (a PyTensor Scan in its graph) plus a Scan deterministic."""
+    steps = _n(1000, scale, 5)
+    rng = np.random.default_rng(3)
+    with pm.Model() as model:
+        rho = pm.Normal("rho", 0, 0.3, shape=2)
+        sigma = pm.HalfNormal("sigma", 1)
+        ar = pm.AR("ar", rho=rho, sigma=sigma, init_dist=pm.Normal.dist(0, 1), constant=False, steps=steps)
+        decay = pm.Beta("decay", 2, 2)
+        import pytensor
+
+        smoothed, _ = pytensor.scan(
+            lambda x_t, acc, d: d * acc + x_t, sequences=[ar], outputs_info=[pt.zeros(())], non_sequences=[decay]
+        )
+        pm.Deterministic("smoothed", smoothed)
+        pm.Normal("obs", ar, 0.5, observed=rng.normal(size=steps + 2))
+    return model
+
+
+def eight_schools(scale: float = 1.0) -> pm.Model:
+    """Eight schools, non-centred."""
+    y = np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0])
+    sigma = np.array([15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0])
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0, 5)
+        tau = pm.HalfCauchy("tau", 5)
+        z = pm.Normal("z", 0, 1, shape=8)
+        theta = pm.Deterministic("theta", mu + tau * z)
+        pm.Normal("obs", theta, sigma, observed=y)
+    return model
+
+
+MODELS: dict[str, Callable[[float], pm.Model]] = {
+    "report_shapes": report_shapes,
+    "regression": regression,
+    "wide_hierarchical": wide_hierarchical,
+    "time_series": time_series,
+    "eight_schools": eight_schools,
+}

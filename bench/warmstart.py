@@ -1,0 +1,80 @@
+"""Cold build vs pymc-aot warm start vs JAX's persistent compilation cache, fresh processes.
+
+    python bench/warmstart.py [--model wide_hierarchical] [--repeats 3]
+
+cold     fingerprint + key + PyTensor rewrite + jaxify + lower + XLA compile (empty cache)
+key      fingerprint + key alone (what every hit pays)
+warm     key + verified read + deserialize (a pymc-aot hit)
+jax-pcc  PyMC's stock build (rewrite + jaxify + trace + lower) with JAX's persistent cache warm
+
+Each figure is the median over fresh interpreters; the backend is initialised before timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import machine, median, run_child
+
+
+def measure(model: str, scale: float, chains: int, draws: int, repeats: int) -> dict[str, float]:
+    args = (model, str(scale), str(chains), str(draws))
+    with tempfile.TemporaryDirectory() as tmp:
+        cold = [run_child("_warm_child.py", "cold", *args, f"{tmp}/cold{i}") for i in range(repeats)]
+        aot_dir, pcc_dir = f"{tmp}/cold0", f"{tmp}/pcc"
+        run_child("_warm_child.py", "jax-pcc", *args, pcc_dir)  # populate JAX's cache
+        key = [run_child("_warm_child.py", "key", *args, aot_dir)["key"] for _ in range(repeats)]
+        warm = [run_child("_warm_child.py", "warm", *args, aot_dir) for _ in range(repeats)]
+        pcc = [run_child("_warm_child.py", "jax-pcc", *args, pcc_dir)["jax_pcc"] for _ in range(repeats)]
+    result = {
+        "cold": median([r["cold"] for r in cold]),
+        "cold_build": median([r["build"] for r in cold]),
+        "cold_lower": median([r["lower"] for r in cold]),
+        "cold_compile": median([r["compile"] for r in cold]),
+        "key": median(key),
+        "warm": median([r["warm"] for r in warm]),
+        "warm_load": median([r["load"] for r in warm]),
+        "jax_pcc_warm": median(pcc),
+    }
+    result["warm_over_cold"] = result["warm"] / result["cold"]
+    result["jax_pcc_over_warm"] = result["jax_pcc_warm"] / result["warm"]
+    result["cold_over_warm"] = result["cold"] / result["warm"]
+    return result
+
+
+def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", action="append", help="bench model name (repeatable); default wide_hierarchical")
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--chains", type=int, default=4)
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    opts = parser.parse_args(argv)
+    models = opts.model or ["wide_hierarchical"]
+    results = {m: measure(m, opts.scale, opts.chains, opts.draws, opts.repeats) for m in models}
+    if opts.json:
+        print(json.dumps(results, indent=2))
+        return results
+    print(f"machine: {machine()}")
+    print(f"{opts.chains} chains x {opts.draws} draws, scale {opts.scale}, median of {opts.repeats} fresh processes\n")
+    print("| model | cold (build / lower / compile) | key alone | pymc-aot warm (key + load) | JAX pcc warm "
+          "| warm / cold | JAX pcc / warm |")
+    print("|---|---|---|---|---|---|---|")
+    for m, r in results.items():
+        print(
+            f"| {m} | {r['cold']:.3f} s ({r['cold_build']:.3f} / {r['cold_lower']:.3f} / {r['cold_compile']:.3f}) "
+            f"| {r['key'] * 1000:.1f} ms | {r['warm'] * 1000:.1f} ms | {r['jax_pcc_warm']:.3f} s "
+            f"| {100 * r['warm_over_cold']:.1f}% | {r['jax_pcc_over_warm']:.1f}x |"
+        )
+    return results
+
+
+if __name__ == "__main__":
+    main()
