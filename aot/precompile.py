@@ -125,6 +125,7 @@ def compile_and_store(
     request: TransformRequest,
     store: CacheStore | None,
     progress: Progress | None = None,
+    model_name: str | None = None,
 ) -> tuple[CompiledTransform, bool]:
     """Compile ``request`` and store it; returns the transform and whether it was stored."""
     compiled = compile_transform(
@@ -134,7 +135,8 @@ def compile_and_store(
     if store is not None:
         if progress:
             progress("storing")
-        stored = store.put(request.key.digest, compiled.payload, compiled.metadata(request.fingerprint.model_name))
+        name = model_name or request.fingerprint.model_name
+        stored = store.put(request.key.digest, compiled.payload, compiled.metadata(name))
     return compiled, stored
 
 
@@ -151,11 +153,13 @@ def precompile(
     backend: str | None = None,
     cache: CacheStore | str | None = None,
     progress: Progress | None = None,
+    model_name: str | None = None,
 ) -> TransformEntry:
     """Compile the transform for ``chains`` x ``draws`` samples and store it in the cache.
 
     If an identical entry is already stored, nothing is compiled and the stored entry is
-    returned with ``cached=True``.
+    returned with ``cached=True``. ``model_name`` labels the entry for ``inspect`` (default:
+    ``model.name``); it is not part of the key.
     """
     store = cache if isinstance(cache, CacheStore) else CacheStore(cache)
     fp = fingerprint_model(model)
@@ -175,6 +179,6 @@ def precompile(
     meta = store.metadata(request.key.digest)
     if meta is not None and store.get(request.key.digest) is not None:
         return TransformEntry.from_metadata(meta, request.key, cached=True, stored=True, location=location)
-    compiled, stored = compile_and_store(model, request, store, progress)
-    meta = compiled.metadata(fp.model_name)
+    compiled, stored = compile_and_store(model, request, store, progress, model_name)
+    meta = compiled.metadata(model_name or fp.model_name)
     return TransformEntry.from_metadata(meta, request.key, cached=False, stored=stored, location=location)

@@ -1,0 +1,57 @@
+"""Load a model from ``path/to/file.py:NAME`` or ``package.module:NAME``."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+
+class ModelRefError(Exception):
+    """The reference cannot be turned into a model; the message is one line for the user."""
+
+
+def load_model(ref: str) -> Any:
+    """The ``pm.Model`` named by ``ref``; NAME may be a model or a zero-argument callable.
+
+    Without ``:NAME`` the name ``model`` is used. Exceptions raised by the user's own code
+    propagate unchanged (the CLI turns them into one line, or a traceback under --debug).
+    """
+    import pymc as pm
+
+    target, _, name = ref.rpartition(":") if ":" in ref else (ref, ":", "model")
+    name = name or "model"
+    if target.endswith(".py") or "/" in target or Path(target).suffix == ".py":
+        path = Path(target)
+        if not path.is_file():
+            raise ModelRefError(f"model file not found: {path}")
+        module_name = f"_pymc_aot_user_{abs(hash(str(path.resolve())))}"
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        if spec is None or spec.loader is None:
+            raise ModelRefError(f"cannot import {path} as a Python file")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        sys.path.insert(0, str(path.resolve().parent))
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            sys.path.pop(0)
+    else:
+        try:
+            module = importlib.import_module(target)
+        except ModuleNotFoundError as exc:
+            if exc.name and target.startswith(exc.name):
+                raise ModelRefError(f"module not found: {target}") from None
+            raise
+    if not hasattr(module, name):
+        available = sorted(k for k, v in vars(module).items() if isinstance(v, pm.Model))
+        hint = f" (models defined there: {', '.join(available)})" if available else ""
+        raise ModelRefError(f"{target} has no attribute {name!r}{hint}")
+    obj = getattr(module, name)
+    if callable(obj) and not isinstance(obj, pm.Model):
+        obj = obj()
+    if not isinstance(obj, pm.Model):
+        raise ModelRefError(f"{ref} is a {type(obj).__name__}, not a pm.Model (or a function returning one)")
+    return obj

@@ -1,0 +1,1 @@
+raise ZeroDivisionError("exploded at import")
