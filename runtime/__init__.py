@@ -16,6 +16,10 @@ _EXPORTS = {
     "log_likelihood": "runtime.engine",
     "postprocess": "runtime.engine",
     "SampleError": "runtime.validate",
+    "disable": "runtime.pymc_hooks",
+    "enable": "runtime.pymc_hooks",
+    "enabled": "runtime.pymc_hooks",
+    "is_enabled": "runtime.pymc_hooks",
 }
 
 __all__ = sorted(_EXPORTS)

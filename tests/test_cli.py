@@ -52,15 +52,20 @@ def test_precompile_then_cached_then_inspect(capsys, cache_dir):
 
 
 def test_inspect_prefix_errors(capsys, cache_dir):
+    from cache import CacheStore
+
     assert run(capsys, "precompile", SCHOOLS, "--draws", "10")[0] == 0
-    assert run(capsys, "precompile", SCHOOLS, "--draws", "11")[0] == 0
     code, _, err = run(capsys, "inspect", "zzz")
     assert code == 1 and "no cached entry has a key starting with 'zzz'" in err
-    keys = [e["key"] for e in json.loads(run(capsys, "inspect", "--json")[1])["entries"]]
-    common = os.path.commonprefix(keys)
-    if len(common) < 64:
-        code, _, err = run(capsys, "inspect", common)
-        assert code == 1 and "ambiguous" in err and keys[0][:12] in err and keys[1][:12] in err
+    store = CacheStore(cache_dir)
+    (real,) = store.entries()
+    payload, meta = store.get(real.digest)
+    for twin in ("abcd" + "0" * 60, "abcd" + "1" * 60):
+        store.put(twin, payload, {k: v for k, v in meta.items() if k not in ("digest", "format")})
+    code, _, err = run(capsys, "inspect", "abcd")
+    assert code == 1 and "ambiguous" in err and "abcd00000000" in err and "abcd11111111" in err
+    code, out, _ = run(capsys, "inspect", "abcd1")
+    assert code == 0 and "abcd" + "1" * 60 in out
 
 
 def test_stats_and_clear(capsys, cache_dir):

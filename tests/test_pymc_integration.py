@@ -1,0 +1,156 @@
+"""pm.sample with pymc-aot enabled returns stock PyMC's InferenceData, from cached executables."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import arviz as az
+import numpy as np
+import pymc as pm
+import pymc.sampling.jax as pymc_jax
+import pytest
+from zoo import lkj, regression_data, simplex_ordered
+
+import runtime
+
+HERE = Path(__file__).parent
+FAST = {"draws": 15, "tune": 15, "chains": 2, "progressbar": False, "compute_convergence_checks": False}
+
+
+def assert_same_idata(stock: az.InferenceData, ours: az.InferenceData) -> None:
+    assert set(stock.groups()) == set(ours.groups())
+    for group in stock.groups():
+        a, b = stock[group], ours[group]
+        assert set(a.data_vars) == set(b.data_vars), group
+        for name in a.data_vars:
+            assert a[name].dims == b[name].dims, (group, name)
+            for dim in a[name].dims:
+                np.testing.assert_array_equal(a[name][dim].values, b[name][dim].values)
+            if group == "sample_stats":
+                continue
+            np.testing.assert_allclose(a[name].values, b[name].values, rtol=1e-9, atol=1e-12, err_msg=f"{group}/{name}")
+
+
+def _sample(model, sampler, **kw):
+    with model:
+        return pm.sample(nuts_sampler=sampler, random_seed=11, **{**FAST, **kw})
+
+
+def _runs() -> int:
+    c = runtime.COUNTERS
+    return c.compiles + c.disk_hits + c.memo_hits
+
+
+@pytest.fixture
+def hooked(cache_dir):
+    runtime.enable(cache_dir=str(cache_dir))
+    yield cache_dir
+    runtime.disable()
+
+
+@pytest.mark.parametrize("sampler", ["numpyro", "blackjax"])
+@pytest.mark.parametrize("make", [regression_data, simplex_ordered, lkj], ids=["data+loglik", "dirichlet", "lkj"])
+def test_enabled_equals_stock(cache_dir, sampler, make):
+    model = make()
+    kw = {"idata_kwargs": {"log_likelihood": True}} if make is regression_data else {}
+    stock = _sample(model, sampler, **kw)
+    compiles = runtime.COUNTERS.compiles
+    with runtime.enabled(cache_dir=str(cache_dir)):
+        ours = _sample(model, sampler, **kw)
+    assert runtime.COUNTERS.compiles == compiles + (2 if kw else 1), "the cached path must have run"
+    assert_same_idata(stock, ours)
+
+
+def test_pymc_contract_options(hooked):
+    model = simplex_ordered()
+    options = [
+        {"var_names": ["w"], "nuts_sampler_kwargs": {"keep_untransformed": True, "postprocessing_backend": "cpu"}},
+        {"chains": 1, "nuts_sampler_kwargs": {"chain_method": "vectorized"}},
+        {
+            "nuts_sampler_kwargs": {"postprocessing_vectorize": "scan"},
+            "idata_kwargs": {"coords": {"w_dim": list("abcd")}, "dims": {"w": ["w_dim"]}},
+        },
+    ]
+    for kw in options:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            runtime.disable()
+            stock = _sample(model, "numpyro", **kw)
+            runtime.enable(cache_dir=str(hooked))
+            ran = _runs()
+            ours = _sample(model, "numpyro", **kw)
+        assert _runs() == ran + 1, f"the cached posterior transform ran for {kw}"
+        assert_same_idata(stock, ours)
+    assert ours.posterior["w"].dims[-1] == "w_dim"
+    from cache import CacheStore
+
+    strategies = {r.metadata["key"]["strategy"] for r in CacheStore(hooked).entries()}
+    assert strategies == {"vmap", "scan"}, "PyMC's 'scan' maps to ours, the default stays vmap"
+
+
+def test_new_data_same_shape_no_recompile(hooked):
+    model = regression_data()
+    first = _sample(model, "numpyro", idata_kwargs={"log_likelihood": True})
+    compiles = runtime.COUNTERS.compiles
+    rng = np.random.default_rng(9)
+    with model:
+        pm.set_data({"x": rng.normal(size=(50, 3)), "yobs": rng.normal(size=50)})
+    runtime.clear_memo()
+    second = _sample(model, "numpyro", idata_kwargs={"log_likelihood": True})
+    assert runtime.COUNTERS.compiles == compiles
+    runtime.disable()
+    stock = _sample(model, "numpyro", idata_kwargs={"log_likelihood": True})
+    assert_same_idata(stock, second)
+    assert not np.allclose(first.posterior["mu"].values, second.posterior["mu"].values)
+    runtime.enable(cache_dir=str(hooked))
+    with model:
+        pm.set_data({"x": rng.normal(size=(40, 3)), "yobs": rng.normal(size=40)})
+    third = _sample(model, "numpyro", idata_kwargs={"log_likelihood": True})
+    assert runtime.COUNTERS.compiles == compiles + 2, "a new data shape is a new entry"
+    assert third.posterior["mu"].shape[-1] == 40
+
+
+def test_second_process_hits(tmp_path):
+    env = dict(os.environ, PYMC_AOT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(HERE.parent), PYTHONWARNINGS="ignore")
+
+    def child(out, *extra):
+        proc = subprocess.run([sys.executable, str(HERE / "child_sample.py"), str(tmp_path / out), *extra],
+                              capture_output=True, text=True, env=env, cwd=HERE, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    assert child("a.nc") == {"compiles": 2, "disk_hits": 0}
+    assert child("b.nc", "--forbid-compile") == {"compiles": 0, "disk_hits": 2}
+    assert_same_idata(az.from_netcdf(tmp_path / "a.nc"), az.from_netcdf(tmp_path / "b.nc"))
+
+
+def test_disable_restores_pymc_exactly(cache_dir):
+    originals = {n: getattr(pymc_jax, n) for n in ("sample_jax_nuts", "sample_numpyro_nuts", "get_jaxified_graph",
+                                                   "_postprocess_samples", "_get_log_likelihood")}
+    assert runtime.enable(cache_dir=str(cache_dir))
+    assert runtime.enable(cache_dir=str(cache_dir), strategy="nested_scan"), "enabling twice is harmless"
+    assert pymc_jax._postprocess_samples is not originals["_postprocess_samples"]
+    runtime.disable()
+    runtime.disable()
+    for name, fn in originals.items():
+        assert getattr(pymc_jax, name) is fn, name
+    assert not runtime.is_enabled()
+
+
+def test_missing_seams_leave_pymc_untouched(cache_dir, monkeypatch):
+    monkeypatch.delattr(pymc_jax, "_get_log_likelihood")
+    before = pymc_jax._postprocess_samples
+    with pytest.warns(RuntimeWarning, match="left unchanged"):
+        assert runtime.enable(cache_dir=str(cache_dir)) is False
+    assert pymc_jax._postprocess_samples is before and not runtime.is_enabled()
+
+
+def test_bad_option_refused_before_sampling(cache_dir):
+    with pytest.raises(ValueError, match="unknown strategy"):
+        runtime.enable(strategy="fastest")
+    assert not runtime.is_enabled()
