@@ -78,6 +78,7 @@ class CompiledTransform:
     memory: MemoryStats
     cost: CostStats
     timings: CompileTimings
+    output_shapes: tuple[tuple[tuple[int, ...], str], ...] = ()
 
     def metadata(self, model_name: str) -> dict[str, Any]:
         """The JSON metadata stored beside the executable."""
@@ -85,6 +86,8 @@ class CompiledTransform:
             "key": self.key.parts(),
             "model_name": model_name,
             "output_names": list(self.output_names),
+            "output_shapes": [[list(shape), dtype] for shape, dtype in self.output_shapes],
+            "output_bytes": [int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in self.output_shapes],
             "data_indices": list(self.data_indices),
             "n_args": len(self.key.values) + len(self.data_indices),
             "memory": self.memory.as_dict(),
@@ -166,6 +169,7 @@ def compile_transform(
         memory=_memory_stats(compiled),
         cost=_cost_stats(compiled),
         timings=CompileTimings(build=t1 - t0, lower=t2 - t1, compile=t3 - t2, serialize=t4 - t3),
+        output_shapes=tuple((tuple(int(s) for s in o.shape), str(o.dtype)) for o in lowered.out_info),
     )
 
 

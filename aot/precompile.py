@@ -51,7 +51,7 @@ class TransformEntry:
         return cls(
             key=key,
             digest=key.digest,
-            strategy=label_of(meta["key"]),
+            strategy=label_of(meta),
             memory=MemoryStats.from_dict(meta["memory"]),
             cost=CostStats(meta["cost"].get("flops"), meta["cost"].get("bytes_accessed")),
             timings={k: float(v) for k, v in meta["timings"].items()},
@@ -62,11 +62,14 @@ class TransformEntry:
         )
 
 
-def label_of(key_parts: dict[str, Any]) -> str:
-    """``batched(10)`` or the plain strategy name, from stored key parts."""
-    if key_parts["strategy"] == "batched":
-        return f"batched({key_parts['batch_size']})"
-    return str(key_parts["strategy"])
+def label_of(meta: dict[str, Any]) -> str:
+    """``batched(10)``, ``auto:scan_vmap`` or the plain strategy name, from stored metadata."""
+    parts = meta["key"]
+    if parts["strategy"] == "batched":
+        return f"batched({parts['batch_size']})"
+    if parts["strategy"] == "auto" and "auto" in meta:
+        return f"auto:{meta['auto']['chosen']}"
+    return str(parts["strategy"])
 
 
 def resolve_device(backend: str | None) -> Any:
@@ -145,7 +148,7 @@ def precompile(
     *,
     chains: int = 4,
     draws: int = 1000,
-    strategy: str = "vmap",
+    strategy: str = "auto",
     batch_size: int | None = None,
     var_names: Sequence[str] | None = None,
     keep_untransformed: bool = False,
@@ -154,12 +157,17 @@ def precompile(
     cache: CacheStore | str | None = None,
     progress: Progress | None = None,
     model_name: str | None = None,
+    memory_budget: int | float | str | None = None,
 ) -> TransformEntry:
     """Compile the transform for ``chains`` x ``draws`` samples and store it in the cache.
 
     If an identical entry is already stored, nothing is compiled and the stored entry is
     returned with ``cached=True``. ``model_name`` labels the entry for ``inspect`` (default:
     ``model.name``); it is not part of the key.
+
+    ``strategy="auto"`` (the default) compiles candidates and keeps the fastest whose
+    predicted peak fits ``memory_budget`` (bytes, "12GiB", a fraction of the device's free
+    memory, or None for 80% of it); if none fits it raises ``MemoryBudgetError``.
     """
     store = cache if isinstance(cache, CacheStore) else CacheStore(cache)
     fp = fingerprint_model(model)
@@ -176,6 +184,16 @@ def precompile(
         fingerprint=fp,
     )
     location = str(store.directory)
+    if request.strategy.name == "auto":
+        from aot.auto import resolve_auto
+        from aot.budget import resolve_budget
+
+        budget = resolve_budget(memory_budget, request.device)
+        result = resolve_auto(model, request, budget, store, progress, model_name)
+        stored = store.metadata(request.key.digest) is not None
+        return TransformEntry.from_metadata(
+            result.metadata, request.key, cached=result.cached, stored=stored, location=location
+        )
     meta = store.metadata(request.key.digest)
     if meta is not None and store.get(request.key.digest) is not None:
         return TransformEntry.from_metadata(meta, request.key, cached=True, stored=True, location=location)

@@ -152,6 +152,9 @@ _DESCRIPTIONS = {
 
 STRATEGY_NAMES: tuple[str, ...] = tuple(_BUILDERS)
 
+AUTO = Strategy("auto", "auto", "auto", donate=False)
+"""Not a vectorization: the request to choose one (see ``aot.auto``)."""
+
 
 def get_strategy(name: str, batch_size: int | None = None) -> Strategy:
     """The strategy called ``name``; ``batched`` needs ``batch_size`` (also ``"batched(B)"``)."""
@@ -160,8 +163,12 @@ def get_strategy(name: str, batch_size: int | None = None) -> Strategy:
         if not inner.isdigit():
             raise ValueError(f"strategy {name!r}: the batch size must be a positive integer")
         name, batch_size = "batched", int(inner)
+    if name == "auto":
+        if batch_size is not None:
+            raise ValueError("batch_size applies to the 'batched' strategy; 'auto' chooses its own")
+        return AUTO
     if name not in _BUILDERS:
-        raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGY_NAMES)} or batched(B)")
+        raise ValueError(f"unknown strategy {name!r}; choose auto, {', '.join(STRATEGY_NAMES)} or batched(B)")
     chains, draws, donate = _DESCRIPTIONS[name]
     if name == "batched":
         if batch_size is None or int(batch_size) < 1:

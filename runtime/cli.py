@@ -37,8 +37,14 @@ def _when(ts: float | None) -> str:
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "-"
 
 
-def _label(parts: dict[str, Any]) -> str:
-    return f"batched({parts['batch_size']})" if parts.get("strategy") == "batched" else str(parts.get("strategy"))
+def _label(meta: dict[str, Any]) -> str:
+    """``batched(10)``, ``auto:batched(16)`` or the strategy's name, from stored metadata."""
+    parts = meta["key"]
+    if parts.get("strategy") == "batched":
+        return f"batched({parts['batch_size']})"
+    if parts.get("strategy") == "auto" and "auto" in meta:
+        return f"auto:{meta['auto']['chosen']}"
+    return str(parts.get("strategy"))
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -78,7 +84,7 @@ def _entry_json(meta: dict[str, Any], record: Any | None = None, *, cached: bool
         "short_key": meta["digest"][:12],
         "model_name": meta.get("model_name", ""),
         "kind": parts.get("kind"),
-        "strategy": _label(parts),
+        "strategy": _label(meta),
         "chains": values[0][1][0],
         "draws": values[0][1][1],
         "outputs": meta.get("output_names", []),
@@ -173,7 +179,15 @@ def cli(debug: bool) -> None:
 @click.argument("model_ref", metavar="MODEL")
 @_options
 @click.option(
-    "--strategy", default="vmap", show_default=True, help="vmap, scan, scan_vmap, vmap_scan, nested_scan or batched."
+    "--strategy",
+    default="auto",
+    show_default=True,
+    help="auto, vmap, scan, scan_vmap, vmap_scan, nested_scan or batched.",
+)
+@click.option(
+    "--memory-budget",
+    default=None,
+    help="For auto: bytes, a size (12GiB) or a fraction of free device memory (0.5); default 80% of it.",
 )
 @click.option("--batch-size", type=click.IntRange(min=1), default=None, help="Draws per batch for --strategy batched.")
 @click.option("--log-likelihood", is_flag=True, help="Also compile the pointwise log-likelihood transform.")
@@ -187,6 +201,7 @@ def precompile(
     cache_dir: str | None,
     as_json: bool,
     strategy: str,
+    memory_budget: str | None,
     batch_size: int | None,
     log_likelihood: bool,
 ) -> None:
@@ -194,7 +209,9 @@ def precompile(
 
     MODEL is path/to/file.py:NAME or package.module:NAME, where NAME is a pm.Model or a
     function returning one (default NAME: model). A second identical run finds the entry
-    already cached and compiles nothing.
+    already cached and compiles nothing. With --strategy auto (the default) the candidates are
+    compiled and the fastest whose predicted peak fits --memory-budget is kept; if none fits,
+    the command fails (exit 1) saying what is needed, what is available and what would fit.
 
     \b
     Example:
@@ -223,6 +240,7 @@ def precompile(
                 backend=backend,
                 cache=store,
                 model_name=_ref_name(model_ref),
+                memory_budget=memory_budget,
                 progress=lambda step, w=what: say(f"{w}: {step}"),
             )
         except ValueError as exc:
@@ -279,7 +297,7 @@ def inspect(key_prefix: str | None, cache_dir: str | None, as_json: bool) -> Non
             raise UserError(f"no cached entry has a key starting with {key_prefix!r} in {store.directory}")
         if len(matches) > 1:
             names = ", ".join(
-                f"{r.digest[:12]} ({r.metadata.get('model_name') or '-'}, {_label(r.metadata['key'])})" for r in matches
+                f"{r.digest[:12]} ({r.metadata.get('model_name') or '-'}, {_label(r.metadata)})" for r in matches
             )
             raise UserError(f"key prefix {key_prefix!r} is ambiguous: {names}")
         (record,) = matches
@@ -305,6 +323,23 @@ def inspect(key_prefix: str | None, cache_dir: str | None, as_json: bool) -> Non
             f"stored     {human_bytes(doc['executable_bytes'])} executable, created {_when(doc['created'])}, "
             f"last used {_when(doc['last_used'])}, {doc['hits']} hits"
         )
+        auto = record.metadata.get("auto")
+        if auto:
+            click.echo(
+                f"auto       chose {auto['chosen']} under a budget of {human_bytes(auto['budget'])}: {auto['rule']}"
+            )
+            rows = [
+                [
+                    c["strategy"],
+                    human_bytes(c["peak"]),
+                    human_bytes(c["temp"]),
+                    c["steps"],
+                    "yes" if c["fits"] else "no",
+                ]
+                for c in auto["candidates"]
+            ]
+            for line in _table(["candidate", "peak", "temp", "steps", "fits"], rows).splitlines():
+                click.echo(f"  {line}")
         click.echo("key parts")
         for k, v in record.metadata["key"].items():
             click.echo(f"  {k:12s} {json.dumps(v)}")
@@ -325,7 +360,7 @@ def inspect(key_prefix: str | None, cache_dir: str | None, as_json: bool) -> Non
             r.digest[:12],
             r.metadata["key"]["kind"],
             "x".join(map(str, r.metadata["key"]["values"][0][1][:2])) if r.metadata["key"]["values"] else "-",
-            _label(r.metadata["key"]),
+            _label(r.metadata),
             human_bytes(r.metadata["memory"]["peak"]),
             human_bytes(r.metadata["memory"]["temp"]),
             human_bytes(r.executable_bytes),

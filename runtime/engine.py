@@ -33,6 +33,7 @@ class LoadedTransform:
     output_names: tuple[str, ...]
     data_indices: tuple[int, ...]
     source: str  # "compiled" or "disk"
+    peak: int | None = None  # for auto entries: the chosen strategy's predicted peak
 
 
 @dataclass
@@ -81,17 +82,24 @@ def _remember(digest: str, loaded: LoadedTransform) -> LoadedTransform:
     return loaded
 
 
-def load_or_compile(model: Any, request: TransformRequest, store: CacheStore | None) -> LoadedTransform:
-    """The executable for ``request``: from this process, the disk cache, or a fresh compile."""
+def load_or_compile(
+    model: Any, request: TransformRequest, store: CacheStore | None, budget: int | None = None
+) -> LoadedTransform:
+    """The executable for ``request``: from this process, the disk cache, or a fresh compile.
+
+    ``budget`` (bytes) is only used by ``auto`` requests.
+    """
     digest = request.key.digest
     with _LOCK:
         loaded = _MEMO.get(digest)
         if loaded is not None:
             _MEMO.move_to_end(digest)
-    if loaded is not None:
+    if loaded is not None and (budget is None or loaded.peak is None or loaded.peak <= budget):
         COUNTERS.memo_hits += 1
         COUNTERS.record("memo", digest)
         return loaded
+    if request.strategy.name == "auto":
+        return _load_auto(model, request, store, budget)
     found = store.get(digest) if store is not None else None
     if found is not None:
         payload, meta = found
@@ -126,6 +134,34 @@ def load_or_compile(model: Any, request: TransformRequest, store: CacheStore | N
     )
 
 
+def _load_auto(model: Any, request: TransformRequest, store: CacheStore | None, budget: int | None) -> LoadedTransform:
+    from aot.auto import resolve_auto
+    from aot.budget import resolve_budget
+
+    digest = request.key.digest
+    budget = resolve_budget(budget, request.device) if budget is None else budget
+    result = resolve_auto(model, request, budget, store)
+    meta = result.metadata
+    COUNTERS.compiles += result.compiles
+    if result.executable is not None:
+        executable, source = result.executable, "compile"
+    else:
+        assert result.payload is not None
+        executable = compiler.load_executable(
+            result.payload, int(meta["n_args"]), len(meta["output_names"]), request.device
+        )
+        source = "disk" if result.compiles == 0 else "compile"
+        if result.cached and store is not None:
+            store.record_hit(digest)
+    if source == "disk":
+        COUNTERS.disk_hits += 1
+    COUNTERS.record(source, digest)
+    loaded = LoadedTransform(
+        executable, tuple(meta["output_names"]), tuple(meta["data_indices"]), source, int(meta["auto"]["peak"])
+    )
+    return _remember(digest, loaded)
+
+
 def run_transform(
     model: Any,
     samples: Sequence[Any] | Mapping[str, Any],
@@ -140,6 +176,7 @@ def run_transform(
     var_names: Sequence[str] | None = None,
     keep_untransformed: bool = False,
     log_likelihood: bool = False,
+    memory_budget: int | float | str | None = None,
 ) -> dict[str, Any]:
     """Validate ``samples``, find or build the executable, run it."""
     fp = fingerprint or fingerprint_model(model)
@@ -163,7 +200,12 @@ def run_transform(
     if digest not in _MEMO and (store is None or store.metadata(digest) is None):
         if any(None in s for s in static):
             check_full_shapes(sig, value_signature(model, fp, sig[0][1][0], sig[0][1][1]))
-    loaded = load_or_compile(model, request, store)
+    budget = None
+    if request.strategy.name == "auto":
+        from aot.budget import resolve_budget
+
+        budget = resolve_budget(memory_budget, request.device)
+    loaded = load_or_compile(model, request, store, budget)
     device = request.device
     args = [jax.device_put(a, device) for a in arrays]
     data = [jax.device_put(fp.data[i].get_value(borrow=True), device) for i in loaded.data_indices]
@@ -175,13 +217,14 @@ def postprocess(
     model: Any,
     samples: Sequence[Any] | Mapping[str, Any],
     *,
-    strategy: str = "vmap",
+    strategy: str = "auto",
     batch_size: int | None = None,
     var_names: Sequence[str] | None = None,
     keep_untransformed: bool = False,
     log_likelihood: bool = False,
     backend: str | None = None,
     cache: CacheStore | str | None = None,
+    memory_budget: int | float | str | None = None,
 ) -> dict[str, Any]:
     """Postprocess raw draws with a cached, ahead-of-time compiled executable.
 
@@ -192,8 +235,10 @@ def postprocess(
     ``keep_untransformed``), or, with ``log_likelihood=True``, the pointwise log-likelihood
     of every observed variable (as PyMC's ``_get_log_likelihood``).
 
-    The ``vmap`` strategy donates its inputs, as PyMC does: jax arrays passed to it are
-    consumed (numpy arrays are copied to the device first and stay intact).
+    ``strategy="auto"`` (the default) picks the fastest strategy whose predicted peak fits
+    ``memory_budget`` (see ``aot.precompile``). The ``vmap`` strategy donates its inputs, as
+    PyMC does: jax arrays passed to it are consumed (numpy arrays are copied to the device
+    first and stay intact).
     """
     return run_transform(
         model,
@@ -205,6 +250,7 @@ def postprocess(
         var_names=var_names,
         keep_untransformed=keep_untransformed,
         log_likelihood=log_likelihood,
+        memory_budget=memory_budget,
     )
 
 

@@ -44,8 +44,9 @@ class Options:
     """What ``enable`` was given."""
 
     cache_dir: str | None = None
-    strategy: str = "vmap"
+    strategy: str = "auto"
     batch_size: int | None = None
+    memory_budget: int | float | str | None = None
     jax_cache: bool = False
 
 
@@ -58,17 +59,32 @@ class _State:
 
 
 _STATE = _State()
-_ACTIVE: contextvars.ContextVar[tuple[Any, str | None] | None] = contextvars.ContextVar("pymc_aot_active", default=None)
+
+
+@dataclass(frozen=True)
+class _Active:
+    """The sampling call in progress: its model, the user's vectorize choice, the budget fixed
+    by the preflight (so a run that sampled for hours is not refused afterwards)."""
+
+    model: Any
+    vectorize: str | None
+    budget: int | None
+
+
+_ACTIVE: contextvars.ContextVar[_Active | None] = contextvars.ContextVar("pymc_aot_active", default=None)
 
 
 class DeferredGraph:
     """Stands in for PyMC's jaxified posterior function; builds it only if called."""
 
-    def __init__(self, model: Any, inputs: list[Any], outputs: list[Any], vectorize: str | None) -> None:
+    def __init__(
+        self, model: Any, inputs: list[Any], outputs: list[Any], vectorize: str | None, budget: int | None = None
+    ) -> None:
         self.model = model
         self.inputs = inputs
         self.outputs = outputs
         self.vectorize = vectorize
+        self.budget = budget
         self._fn: Any = None
 
     def build(self) -> Any:
@@ -93,7 +109,14 @@ def _strategy_for(vectorize: str | None) -> tuple[str, int | None]:
 
 
 def _run_cached(
-    model: Any, samples: Any, *, kind: str, names: tuple[str, ...], backend: str | None, vectorize: str | None
+    model: Any,
+    samples: Any,
+    *,
+    kind: str,
+    names: tuple[str, ...],
+    backend: str | None,
+    vectorize: str | None,
+    budget: int | None = None,
 ) -> dict[str, Any]:
     from aot.spec import OutputSpec
     from runtime.engine import run_transform
@@ -109,6 +132,7 @@ def _run_cached(
         cache=options.cache_dir,
         spec=OutputSpec(kind, names),
         log_likelihood=kind == "log_likelihood",
+        memory_budget=budget if budget is not None else options.memory_budget,
     )
 
 
@@ -125,13 +149,13 @@ def _get_jaxified_graph(inputs: Any = None, outputs: Any = None) -> Any:
     original = _STATE.originals["get_jaxified_graph"]
     if active is None or outputs is None or inputs is None:
         return original(inputs=inputs, outputs=outputs)
-    model, vectorize = active
+    model, vectorize = active.model, active.vectorize
     from aot.spec import posterior_names
 
     known = set(posterior_names(model))
     if list(inputs) != list(model.value_vars) or not all(getattr(o, "name", None) in known for o in outputs):
         return original(inputs=inputs, outputs=outputs)  # the sampler's logp, or someone else's graph
-    return DeferredGraph(model, list(inputs), list(outputs), vectorize)
+    return DeferredGraph(model, list(inputs), list(outputs), vectorize, active.budget)
 
 
 def _postprocess_samples(
@@ -152,6 +176,7 @@ def _postprocess_samples(
                 names=names,
                 backend=postprocessing_backend,
                 vectorize=jax_fn.vectorize,
+                budget=jax_fn.budget,
             )
         except Exception as exc:  # noqa: BLE001 - never lose a sampling run to the cache
             _fallback_warning("posterior transform", exc)
@@ -170,19 +195,56 @@ def _postprocess_samples(
 def _get_log_likelihood(model: Any, samples: Any, backend: Any = None, postprocessing_vectorize: Any = "scan") -> Any:
     active = _ACTIVE.get()
     names = tuple(rv.name for rv in model.observed_RVs)
-    vectorize = active[1] if active is not None else postprocessing_vectorize
+    vectorize = active.vectorize if active is not None else postprocessing_vectorize
+    budget = active.budget if active is not None else None
     try:
-        return _run_cached(model, samples, kind="log_likelihood", names=names, backend=backend, vectorize=vectorize)
+        return _run_cached(
+            model, samples, kind="log_likelihood", names=names, backend=backend, vectorize=vectorize, budget=budget
+        )
     except Exception as exc:  # noqa: BLE001 - never lose a sampling run to the cache
         _fallback_warning("log-likelihood", exc)
         return _STATE.originals["_get_log_likelihood"](model, samples, backend, postprocessing_vectorize)
+
+
+def _preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+    """With ``auto``: choose (and compile) the strategies before sampling; refuse what won't fit."""
+    options = _STATE.options or Options()
+    if options.strategy != "auto" or kwargs.get("postprocessing_vectorize") is not None:
+        return None
+    import aot
+    from aot.budget import resolve_budget
+    from aot.precompile import resolve_device
+    from aot.spec import posterior_names
+
+    draws = args[0] if args else kwargs.get("draws", 1000)
+    var_names = kwargs.get("var_names")
+    if var_names is not None:  # PyMC ignores names it does not know; so does the preflight
+        var_names = [n for n in posterior_names(model) if n in set(var_names)]
+    backend = kwargs.get("postprocessing_backend")
+    budget = resolve_budget(options.memory_budget, resolve_device(backend))
+    wanted = [False] + ([True] if (kwargs.get("idata_kwargs") or {}).get("log_likelihood") else [])
+    for log_likelihood in wanted:
+        aot.precompile(
+            model,
+            chains=kwargs.get("chains", 4),
+            draws=draws,
+            strategy="auto",
+            var_names=var_names,
+            keep_untransformed=kwargs.get("keep_untransformed", False),
+            log_likelihood=log_likelihood,
+            backend=backend,
+            cache=options.cache_dir,
+            memory_budget=budget,
+        )
+    return budget
 
 
 def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
     import pymc as pm
 
     model = pm.modelcontext(kwargs.get("model"))
-    token = _ACTIVE.set((model, kwargs.get("postprocessing_vectorize")))
+    budget = _preflight(model, args, kwargs)  # raises MemoryBudgetError before any sampling
+    token = _ACTIVE.set(_Active(model, kwargs.get("postprocessing_vectorize"), budget))
     try:
         return _STATE.originals["sample_jax_nuts"](*args, **kwargs)
     finally:
@@ -250,25 +312,35 @@ def _restore_jax_cache() -> None:
 def enable(
     *,
     cache_dir: str | None = None,
-    strategy: str = "vmap",
+    strategy: str = "auto",
     batch_size: int | None = None,
+    memory_budget: int | float | str | None = None,
     jax_cache: bool = False,
 ) -> bool:
     """Hook pymc-aot into PyMC's JAX samplers; returns False if PyMC's seams are missing.
 
     ``strategy`` / ``batch_size`` apply when the user does not pass
     ``postprocessing_vectorize`` (PyMC's "vmap" and "scan" map to ours of the same name).
+    With ``strategy="auto"`` (the default) the strategies are chosen and compiled before
+    sampling starts, against ``memory_budget``; if nothing fits, ``pm.sample`` raises
+    ``MemoryBudgetError`` at once instead of failing at "Transforming variables".
     ``jax_cache=True`` also points JAX's persistent compilation cache into the pymc-aot
     cache root, so the samplers' own compiles are reused across processes. Enabling twice
     only updates the options.
     """
     import pymc.sampling.jax as pymc_jax
 
+    from aot.budget import resolve_budget
+    from aot.precompile import resolve_device
     from aot.strategies import get_strategy
     from cache import CacheStore
 
     get_strategy(strategy, batch_size)  # validate now, not in the middle of sampling
-    options = Options(cache_dir=cache_dir, strategy=strategy, batch_size=batch_size, jax_cache=jax_cache)
+    if memory_budget is not None:
+        resolve_budget(memory_budget, resolve_device(None))
+    options = Options(
+        cache_dir=cache_dir, strategy=strategy, batch_size=batch_size, memory_budget=memory_budget, jax_cache=jax_cache
+    )
     if _STATE.options is None:
         if not _seams_present(pymc_jax):
             if not _STATE.warned:

@@ -14,13 +14,18 @@ from zoo import regression_data
 import aot.compiler
 import runtime
 
-if "--forbid-compile" in sys.argv:
+builds = []
+real_build = aot.compiler.build_transform
 
-    def refuse(*_a, **_k):
+
+def counting_build(*args, **kwargs):
+    if "--forbid-compile" in sys.argv:
         raise AssertionError("the postprocessing was compiled on what should be a cache hit")
+    builds.append(1)
+    return real_build(*args, **kwargs)
 
-    aot.compiler.compile_transform = refuse
-    aot.compiler.build_transform = refuse
+
+aot.compiler.build_transform = counting_build
 
 runtime.enable()
 model = regression_data()
@@ -28,4 +33,4 @@ with model:
     idata = pm.sample(draws=20, tune=20, chains=2, nuts_sampler="numpyro", random_seed=3, progressbar=False,
                       compute_convergence_checks=False, idata_kwargs={"log_likelihood": True})
 idata.to_netcdf(sys.argv[1])
-print(json.dumps({"compiles": runtime.COUNTERS.compiles, "disk_hits": runtime.COUNTERS.disk_hits}))
+print(json.dumps({"compiled": len(builds) > 0, "disk_hits": runtime.COUNTERS.disk_hits}))

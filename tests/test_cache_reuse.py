@@ -93,7 +93,7 @@ def test_data_shape_change_makes_new_entry(cache_dir):
 
 
 def _digest(model, **kw) -> str:
-    options = {"chains": 2, "draws": 10, **kw}
+    options = {"chains": 2, "draws": 10, "strategy": "vmap", **kw}
     return aot.precompile(model, **options).digest
 
 
