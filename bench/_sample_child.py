@@ -50,8 +50,14 @@ model = MODELS[model_name](float(scale))
 t0 = time.perf_counter()
 with model:
     idata = pm.sample(
-        draws=int(draws), tune=int(tune), chains=int(chains), nuts_sampler="numpyro", random_seed=1,
-        progressbar=False, compute_convergence_checks=False, idata_kwargs={"log_likelihood": True},
+        draws=int(draws),
+        tune=int(tune),
+        chains=int(chains),
+        nuts_sampler="numpyro",
+        random_seed=1,
+        progressbar=False,
+        compute_convergence_checks=False,
+        idata_kwargs={"log_likelihood": True},
     )
 timings["total"] = time.perf_counter() - t0
 timings["aot_compiles"] = runtime.COUNTERS.compiles

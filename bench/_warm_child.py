@@ -1,7 +1,8 @@
 """One fresh-process measurement for warmstart.py. Prints a JSON line.
 
 Modes: cold (compile into an empty cache), key (fingerprint + key only), warm (key + load
-from the cache), jax-pcc (PyMC's stock build with JAX's persistent compilation cache).
+from the cache), stock (PyMC's own build: rewrite + jaxify + trace + lower + compile),
+jax-pcc (the same with JAX's persistent compilation cache).
 """
 
 from __future__ import annotations
@@ -38,8 +39,15 @@ def key_only():
         (n, (c, d, *shape), dt) for n, shape, dt in zip(fp.value_names, SHAPES, fp.value_dtypes, strict=True)
     )
     return fp, make_request(
-        model, values, strategy="vmap", batch_size=None, var_names=None,
-        keep_untransformed=False, log_likelihood=False, backend=None, fingerprint=fp,
+        model,
+        values,
+        strategy="vmap",
+        batch_size=None,
+        var_names=None,
+        keep_untransformed=False,
+        log_likelihood=False,
+        backend=None,
+        fingerprint=fp,
     )
 
 
@@ -53,8 +61,13 @@ if mode == "cold":
     compiled = compile_transform(model, fp, request.spec, request.strategy, request.key, device)
     t2 = time.perf_counter()
     CacheStore(cache_dir).put(request.key.digest, compiled.payload, compiled.metadata(fp.model_name))
-    out = {"key": t1 - t0, "build": compiled.timings.build, "lower": compiled.timings.lower,
-           "compile": compiled.timings.compile, "cold": t2 - t0}
+    out = {
+        "key": t1 - t0,
+        "build": compiled.timings.build,
+        "lower": compiled.timings.lower,
+        "compile": compiled.timings.compile,
+        "cold": t2 - t0,
+    }
 elif mode == "key":
     t0 = time.perf_counter()
     key_only()
@@ -68,7 +81,7 @@ elif mode == "warm":
     exe = load_executable(payload, meta["n_args"], len(meta["output_names"]), device)
     t2 = time.perf_counter()
     out = {"key": t1 - t0, "load": t2 - t1, "warm": t2 - t0}
-elif mode == "jax-pcc":
+elif mode in ("jax-pcc", "stock"):
     from pymc.sampling.jax import get_jaxified_graph
     from pymc.util import get_default_varnames
 

@@ -46,15 +46,19 @@ def main(argv: list[str] | None = None) -> dict[str, list[dict[str, float]]]:
         print(json.dumps(results, indent=2))
         return results
     print(f"machine: {machine()}")
-    print(f"model {opts.model} (scale {opts.scale}), {opts.chains} chains x {opts.draws} draws, tune {opts.tune}, "
-          "log-likelihood on\n")
+    print(
+        f"model {opts.model} (scale {opts.scale}), {opts.chains} chains x {opts.draws} draws, tune {opts.tune}, "
+        "log-likelihood on\n"
+    )
     print("| mode | run | total | sampling | postprocess | postprocess vs stock (same run) | total vs stock |")
     print("|---|---|---|---|---|---|---|")
     for mode, runs in results.items():
         for i, r in enumerate(runs):
             base = results["stock"][i]
-            print(f"| {mode} | {i + 1} | {r['total']:.2f} s | {r['sampling']:.2f} s | {r['postprocess']:.3f} s "
-                  f"| {r['postprocess'] / base['postprocess']:.2f}x | {r['total'] / base['total']:.2f}x |")
+            print(
+                f"| {mode} | {i + 1} | {r['total']:.2f} s | {r['sampling']:.2f} s | {r['postprocess']:.3f} s "
+                f"| {r['postprocess'] / base['postprocess']:.2f}x | {r['total'] / base['total']:.2f}x |"
+            )
     return results
 
 

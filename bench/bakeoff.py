@@ -1,0 +1,111 @@
+"""The bake-off: PyMC's own postprocessing beside every pymc-aot strategy, fresh processes.
+
+    python bench/bakeoff.py [--model NAME ...] [--scale 1.0] [--chains 4] [--draws 1000]
+
+Peak = what one postprocessing call allocates over the pre-call baseline, tracked by memray
+(samples already on the device, executables already compiled). Predicted = XLA's memory
+analysis for that allocation: output + temp - aliased (the inputs exist before the call).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import machine, run_child
+from bench.models import MODELS
+
+METHODS = (
+    "pymc:vmap",
+    "pymc:scan",
+    "aot:vmap",
+    "aot:scan_vmap",
+    "aot:nested_scan",
+    "aot:batched(10)",
+    "aot:batched(100)",
+    "aot:auto",
+)
+MAPPING = {
+    "vmap": ("vmap", "vmap"),
+    "scan": ("vmap", "scan (swapaxes)"),
+    "scan_vmap": ("scan", "vmap"),
+    "vmap_scan": ("vmap", "scan"),
+    "nested_scan": ("scan", "scan"),
+}
+
+Results = dict[str, dict[str, dict[str, float]]]
+
+
+def measure(models: list[str], scale: float, chains: int, draws: int, methods: tuple[str, ...] = METHODS) -> Results:
+    out: Results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in models:
+            out[model] = {}
+            for method in methods:
+                args = (method, model, str(scale), str(chains), str(draws), f"{tmp}/track.bin")
+                out[model][method] = run_child("_post_child.py", *args, timeout=1200)
+    return out
+
+
+def _mib(n: float) -> str:
+    return f"{n / 2**20:,.1f} MiB"
+
+
+def _mapping(method: str, chosen: str | None) -> tuple[str, str, str]:
+    owner, _, strategy = method.partition(":")
+    name = f"PyMC {strategy}" if owner == "pymc" else f"pymc-aot {strategy}"
+    if strategy == "auto" and chosen:
+        name, strategy = f"pymc-aot auto ({chosen})", chosen
+    if strategy.startswith("batched"):
+        return name, "batches", "batches"
+    chains, draws = MAPPING.get(strategy, ("?", "?"))
+    return name, chains, draws
+
+
+def render(results: Results) -> str:
+    lines = []
+    for model, rows in results.items():
+        out_bytes = next(iter(rows.values()))["output_bytes"]
+        lines += [
+            f"**{model}** (output {_mib(out_bytes)})",
+            "",
+            "| method | chains | draws | peak (memray) | peak / output | predicted | time |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        pymc_best = min(r["measured_peak"] for m, r in rows.items() if m.startswith("pymc:"))
+        for method, r in rows.items():
+            name, chains, draws = _mapping(method, r.get("chosen"))
+            predicted = _mib(r["predicted_new"]) if "predicted_new" in r else "-"
+            lines.append(
+                f"| {name} | {chains} | {draws} | {_mib(r['measured_peak'])} "
+                f"| {r['measured_peak'] / r['output_bytes']:.2f}x | {predicted} | {r['seconds']:.3f} s |"
+            )
+        aot_best = min(r["measured_peak"] for m, r in rows.items() if m.startswith("aot:"))
+        lines += ["", f"best pymc-aot peak / best PyMC peak: {aot_best / pymc_best:.3f}", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> Results:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", action="append", choices=sorted(MODELS))
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--chains", type=int, default=4)
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--json", action="store_true")
+    opts = parser.parse_args(argv)
+    results = measure(opts.model or list(MODELS), opts.scale, opts.chains, opts.draws)
+    if opts.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print(f"machine: {machine()}\n{opts.chains} chains x {opts.draws} draws, scale {opts.scale}\n")
+        print(render(results))
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""XLA's predicted peak against the peak memray measures, for every strategy, fresh processes.
+
+python bench/predict.py [--model NAME ...] [--scale 1.0] [--chains 4] [--draws 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import machine
+from bench.bakeoff import Results, measure
+from bench.models import MODELS
+
+STRATEGIES = (
+    "aot:vmap",
+    "aot:scan",
+    "aot:scan_vmap",
+    "aot:vmap_scan",
+    "aot:nested_scan",
+    "aot:batched(10)",
+    "aot:batched(100)",
+    "aot:auto",
+    "pymc:vmap",
+)
+
+
+def render(results: Results) -> str:
+    lines = ["| model | strategy | predicted | measured | measured / predicted |", "|---|---|---|---|---|"]
+    worst = 0.0
+    for model, rows in results.items():
+        for method, r in rows.items():
+            if "predicted_new" not in r:
+                continue
+            ratio = r["measured_peak"] / max(1, r["predicted_new"])
+            if r["predicted_new"] > 2**20:  # below a MiB, allocator noise dominates the ratio
+                worst = max(worst, abs(ratio - 1))
+            label = method.split(":", 1)[1] + (f" ({r['chosen']})" if method.endswith("auto") else "")
+            label = ("PyMC " if method.startswith("pymc") else "") + label
+            lines.append(f"| {model} | {label} | {r['predicted_new']:,} | {r['measured_peak']:,} | {ratio:.3f} |")
+    lines.append(f"\nlargest deviation (predictions over 1 MiB): {100 * worst:.2f}%")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> Results:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", action="append", choices=sorted(MODELS))
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--chains", type=int, default=4)
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--json", action="store_true")
+    opts = parser.parse_args(argv)
+    results = measure(opts.model or list(MODELS), opts.scale, opts.chains, opts.draws, STRATEGIES)
+    if opts.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print(f"machine: {machine()}\n{opts.chains} chains x {opts.draws} draws, scale {opts.scale}\n")
+        print(render(results))
+    return results
+
+
+if __name__ == "__main__":
+    main()
