@@ -96,9 +96,11 @@ def main(argv: list[str] | None = None) -> Results:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--method", action="append", help=f"repeatable; default all of {', '.join(METHODS)}")
     parser.add_argument("--json", action="store_true")
     opts = parser.parse_args(argv)
-    results = measure(opts.model or list(MODELS), opts.scale, opts.chains, opts.draws)
+    methods = tuple(opts.method) if opts.method else METHODS
+    results = measure(opts.model or list(MODELS), opts.scale, opts.chains, opts.draws, methods)
     if opts.json:
         print(json.dumps(results, indent=2))
     else:

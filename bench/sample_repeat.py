@@ -23,9 +23,11 @@ from bench._common import machine, run_child
 MODES = ("stock", "aot", "aot+jax")
 
 
-def measure(model: str, scale: float, draws: int, tune: int, chains: int) -> dict[str, list[dict[str, float]]]:
+def measure(
+    model: str, scale: float, draws: int, tune: int, chains: int, modes: tuple[str, ...] = MODES
+) -> dict[str, list[dict[str, float]]]:
     out: dict[str, list[dict[str, float]]] = {}
-    for mode in MODES:
+    for mode in modes:
         with tempfile.TemporaryDirectory() as tmp:
             args = (mode, tmp, model, str(scale), str(draws), str(tune), str(chains))
             out[mode] = [run_child("_sample_child.py", *args, timeout=1800) for _ in range(2)]
@@ -39,9 +41,11 @@ def main(argv: list[str] | None = None) -> dict[str, list[dict[str, float]]]:
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--tune", type=int, default=500)
     parser.add_argument("--chains", type=int, default=2)
+    parser.add_argument("--mode", action="append", choices=MODES, help="repeatable; default all")
     parser.add_argument("--json", action="store_true")
     opts = parser.parse_args(argv)
-    results = measure(opts.model, opts.scale, opts.draws, opts.tune, opts.chains)
+    modes = tuple(opts.mode) if opts.mode else MODES
+    results = measure(opts.model, opts.scale, opts.draws, opts.tune, opts.chains, modes)
     if opts.json:
         print(json.dumps(results, indent=2))
         return results
