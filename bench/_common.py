@@ -44,6 +44,15 @@ def machine() -> str:
     return f"{os.cpu_count()} cores, {mem:.0f} GiB RAM, Python {platform.python_version()}, {libs}"
 
 
+def shape_arguments(parser: Any, *, models: Any) -> None:
+    """The options every postprocessing bench takes."""
+    parser.add_argument("--model", action="append", choices=sorted(models))
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--chains", type=int, default=4)
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--json", action="store_true")
+
+
 def median(xs: list[float]) -> float:
     s = sorted(xs)
     return s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2

@@ -38,6 +38,18 @@ def fresh() -> list:
 
 
 predicted: dict = {}
+
+
+def analysis(compiled) -> dict:
+    mem = compiled.memory_analysis()
+    return {
+        "argument": mem.argument_size_in_bytes,
+        "output": mem.output_size_in_bytes,
+        "temp": mem.temp_size_in_bytes,
+        "alias": mem.alias_size_in_bytes,
+    }
+
+
 if method.startswith("pymc:"):
     from pymc.sampling.jax import _postprocess_samples, get_jaxified_graph
     from pymc.util import get_default_varnames
@@ -48,13 +60,7 @@ if method.startswith("pymc:"):
     if vectorize == "vmap":  # PyMC's own jitted function, compiled ahead so compile is not measured
         process = lambda xs: jax.vmap(jax.vmap(jax_fn))(*xs)
         compiled = jax.jit(process, donate_argnums=0).lower(fresh()).compile()
-        mem = compiled.memory_analysis()
-        predicted = {
-            "argument": mem.argument_size_in_bytes,
-            "output": mem.output_size_in_bytes,
-            "temp": mem.temp_size_in_bytes,
-            "alias": mem.alias_size_in_bytes,
-        }
+        predicted = analysis(compiled)
 
         def call(xs):
             return compiled(xs)
@@ -90,13 +96,7 @@ else:
         loaded = load_or_compile(model, request, None)
         executable, data_indices, chosen = loaded.executable, loaded.data_indices, strategy
     data = [jax.device_put(fp.data[i].get_value(borrow=True)) for i in data_indices]
-    mem = executable.memory_analysis()
-    predicted = {
-        "argument": mem.argument_size_in_bytes,
-        "output": mem.output_size_in_bytes,
-        "temp": mem.temp_size_in_bytes,
-        "alias": mem.alias_size_in_bytes,
-    }
+    predicted = analysis(executable)
 
     def call(xs):
         return executable(*xs, *data)

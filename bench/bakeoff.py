@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import machine, run_child
+from bench._common import machine, run_child, shape_arguments
 from bench.models import MODELS
 
 METHODS = (
@@ -92,12 +92,8 @@ def render(results: Results) -> str:
 
 def main(argv: list[str] | None = None) -> Results:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", action="append", choices=sorted(MODELS))
-    parser.add_argument("--scale", type=float, default=1.0)
-    parser.add_argument("--chains", type=int, default=4)
-    parser.add_argument("--draws", type=int, default=1000)
+    shape_arguments(parser, models=MODELS)
     parser.add_argument("--method", action="append", help=f"repeatable; default all of {', '.join(METHODS)}")
-    parser.add_argument("--json", action="store_true")
     opts = parser.parse_args(argv)
     methods = tuple(opts.method) if opts.method else METHODS
     results = measure(opts.model or list(MODELS), opts.scale, opts.chains, opts.draws, methods)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import machine
+from bench._common import machine, shape_arguments
 from bench.bakeoff import Results, measure
 from bench.models import MODELS
 
@@ -48,11 +48,7 @@ def render(results: Results) -> str:
 
 def main(argv: list[str] | None = None) -> Results:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", action="append", choices=sorted(MODELS))
-    parser.add_argument("--scale", type=float, default=1.0)
-    parser.add_argument("--chains", type=int, default=4)
-    parser.add_argument("--draws", type=int, default=1000)
-    parser.add_argument("--json", action="store_true")
+    shape_arguments(parser, models=MODELS)
     opts = parser.parse_args(argv)
     results = measure(opts.model or list(MODELS), opts.scale, opts.chains, opts.draws, STRATEGIES)
     if opts.json:

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 ENV_CACHE_DIR = "PYMC_AOT_CACHE_DIR"
+ENV_SIZE_LIMIT = "PYMC_AOT_CACHE_SIZE_LIMIT"
 DEFAULT_SIZE_LIMIT = 2 * 1024**3
 
 _UNITS = {
@@ -52,9 +53,7 @@ def parse_size(value: int | str) -> int:
         return value
     match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", str(value))
     if not match or match.group(2).lower() not in _UNITS:
-        raise ValueError(
-            f"expected a size such as 2GiB, 500MB or 1048576, got {value!r}"
-        )
+        raise ValueError(f"expected a size such as 2GiB, 500MB or 1048576, got {value!r}")
     return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 

@@ -22,24 +22,100 @@ import logging
 import os
 import secrets
 import sqlite3
+import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import diskcache
 
-from cache.paths import DEFAULT_SIZE_LIMIT, default_cache_dir
+from cache.paths import DEFAULT_SIZE_LIMIT, ENV_SIZE_LIMIT, default_cache_dir, parse_size
 
 log = logging.getLogger("pymc_aot.cache")
 
 FORMAT_VERSION = 1
 SECRET_FILE = "secret.key"
+ENV_READ_ONLY = "PYMC_AOT_CACHE_READONLY"
+ENV_KEY_FILE = "PYMC_AOT_CACHE_KEY"
 _STORE_ERRORS = (OSError, sqlite3.Error, diskcache.Timeout)
 
 
 class IntegrityError(Exception):
     """A stored entry failed verification (bad signature, digest, size or JSON)."""
+
+
+class CachePermissionError(Exception):
+    """The cache directory or key could be written by someone else; refused, never trusted.
+
+    Not an ``OSError``: this is a configuration to fix, not a disk to work around."""
+
+
+class _NoPickleDisk(diskcache.Disk):
+    """diskcache's Disk, minus pickle: a planted pickled key or value is never loaded."""
+
+    def get(self, key: Any, raw: bool) -> Any:
+        if not raw:
+            return ("refused-pickled-key",)
+        return super().get(key, raw)
+
+    def fetch(self, mode: int, filename: str | None, value: Any, read: bool) -> Any:
+        if mode == diskcache.core.MODE_PICKLE:
+            raise IntegrityError("a pickled value in the cache database")
+        return super().fetch(mode, filename, value, read)
+
+
+class _ReadOnlyDB:
+    """Reads a diskcache directory without writing anything (a shared, read-only cache)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        uri = (directory / "cache.db").resolve().as_uri() + "?mode=ro"
+        self._con = sqlite3.connect(uri, uri=True, check_same_thread=False)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        row = self._con.execute("SELECT mode, filename, value FROM Cache WHERE key = ? AND raw = 1", (key,)).fetchone()
+        if row is None:
+            return default
+        mode, filename, value = row
+        if mode == diskcache.core.MODE_RAW:
+            return bytes(value) if isinstance(value, (bytes, memoryview)) else value
+        if mode in (diskcache.core.MODE_BINARY, diskcache.core.MODE_TEXT):
+            data = (self.directory / filename).read_bytes()
+            return data if mode == diskcache.core.MODE_BINARY else data.decode("utf-8")
+        raise IntegrityError(f"refusing a value stored in mode {mode}")
+
+    def iterkeys(self) -> Iterator[str]:
+        for (key,) in self._con.execute("SELECT key FROM Cache WHERE raw = 1 ORDER BY rowid").fetchall():
+            yield key
+
+    def __contains__(self, key: str) -> bool:
+        return self.get(key) is not None
+
+    def volume(self) -> int:
+        return sum(p.stat().st_size for p in self.directory.rglob("*") if p.is_file())
+
+    def close(self) -> None:
+        self._con.close()
+
+
+def check_directory(directory: Path, *, read_only: bool) -> None:
+    """Refuse a cache directory that another user could have written."""
+    info = directory.stat()
+    writable_by_others = info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    if writable_by_others:
+        raise CachePermissionError(
+            f"pymc-aot refuses the cache directory {directory}: it is group- or world-writable "
+            f"(mode {stat.S_IMODE(info.st_mode):o}), so anyone could plant an executable there. "
+            f"Fix it with `chmod go-w {directory}`, or point PYMC_AOT_CACHE_DIR at a private directory."
+        )
+    if not read_only and hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise CachePermissionError(
+            f"pymc-aot refuses the cache directory {directory}: it belongs to uid {info.st_uid}, not to you "
+            f"(uid {os.getuid()}). Use your own (PYMC_AOT_CACHE_DIR), or read a shared cache explicitly: "
+            f"{ENV_READ_ONLY}=1 and {ENV_KEY_FILE}=<the operator's key file>."
+        )
 
 
 @dataclass(frozen=True)
@@ -61,24 +137,50 @@ class CacheStore:
         self,
         directory: str | os.PathLike[str] | None = None,
         *,
-        size_limit: int = DEFAULT_SIZE_LIMIT,
+        size_limit: int | str | None = None,
+        read_only: bool | None = None,
+        secret: bytes | str | os.PathLike[str] | None = None,
     ) -> None:
+        """``read_only`` (default: ``$PYMC_AOT_CACHE_READONLY``) opens a shared cache without
+        writing to it; ``secret`` (bytes, or a key file; default ``$PYMC_AOT_CACHE_KEY``) is the
+        operator's HMAC key it was signed with."""
         self.directory = default_cache_dir(directory)
-        self.size_limit = int(size_limit)
-        self._db: diskcache.Cache | None = None
-        self._secret: bytes | None = None
+        env_limit = os.environ.get(ENV_SIZE_LIMIT)
+        self.size_limit = parse_size(size_limit if size_limit is not None else env_limit or DEFAULT_SIZE_LIMIT)
+        if read_only is None:
+            read_only = os.environ.get(ENV_READ_ONLY, "").lower() in ("1", "true", "yes")
+        self.read_only = bool(read_only)
+        if secret is None and os.environ.get(ENV_KEY_FILE):
+            secret = Path(os.environ[ENV_KEY_FILE])
+        if isinstance(secret, (str, os.PathLike)):
+            secret = Path(secret).read_bytes()
+        if self.read_only and secret is None:
+            raise CachePermissionError(
+                f"a read-only cache needs the key it was signed with: set {ENV_KEY_FILE} to the operator's key file"
+            )
+        self._db: Any = None
+        self._secret: bytes | None = secret
         self._warned: set[str] = set()
 
     # -- plumbing -------------------------------------------------------------------
     @property
-    def db(self) -> diskcache.Cache:
+    def db(self) -> Any:
         if self._db is None:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            if self.read_only:
+                check_directory(self.directory, read_only=True)
+                self._db = _ReadOnlyDB(self.directory)
+                return self._db
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            check_directory(self.directory, read_only=False)
             self._db = diskcache.Cache(
                 str(self.directory),
                 size_limit=self.size_limit,
                 eviction_policy="least-recently-used",
                 statistics=False,
+                disk=_NoPickleDisk,
+                # every value in its own file: the size limit then counts real bytes (rows
+                # deleted from SQLite leave its page count, and diskcache's volume, unchanged)
+                disk_min_file_size=0,
             )
         return self._db
 
@@ -97,7 +199,7 @@ class CacheStore:
         """The per-user HMAC key, created with mode 0600 on first use."""
         if self._secret is None:
             path = self.directory / SECRET_FILE
-            self.directory.mkdir(parents=True, exist_ok=True)
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             try:
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             except FileExistsError:
@@ -105,6 +207,12 @@ class CacheStore:
             else:
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(secrets.token_bytes(32))
+            info = path.stat()
+            if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+                raise CachePermissionError(
+                    f"pymc-aot refuses the cache key {path}: it must belong to you with mode 600 "
+                    f"(`chmod 600 {path}`), or delete it to start a fresh cache"
+                )
             data = path.read_bytes()
             if len(data) < 32:
                 raise IntegrityError(f"the cache secret {path} is truncated; delete it")
@@ -116,10 +224,10 @@ class CacheStore:
 
     # -- reading --------------------------------------------------------------------
     def _verified_metadata(self, digest: str) -> dict[str, Any] | None:
-        raw = self.db.get(f"meta:{digest}")
-        if raw is None:
-            return None
         try:
+            raw = self.db.get(f"meta:{digest}")
+            if raw is None:
+                return None
             envelope = json.loads(raw)
             body = envelope["meta"]
             payload = json.dumps(body, sort_keys=True).encode()
@@ -146,13 +254,14 @@ class CacheStore:
             meta = self._verified_metadata(digest)
             if meta is None:
                 return None
-            exe = self.db.get(f"exe:{digest}")
+            try:
+                exe = self.db.get(f"exe:{digest}")
+            except IntegrityError:
+                exe = None
             if not isinstance(exe, bytes):
                 self._drop_broken(digest, "executable missing")
                 return None
-            if len(exe) != meta["executable_size"] or (
-                hashlib.sha256(exe).hexdigest() != meta["executable_sha256"]
-            ):
+            if len(exe) != meta["executable_size"] or (hashlib.sha256(exe).hexdigest() != meta["executable_sha256"]):
                 self._drop_broken(digest, "executable digest mismatch")
                 return None
             return exe, meta
@@ -177,6 +286,8 @@ class CacheStore:
             executable_size=len(executable),
             executable_sha256=hashlib.sha256(executable).hexdigest(),
         )
+        if self.read_only:
+            return False
         payload = json.dumps(body, sort_keys=True).encode()
         envelope = json.dumps({"meta": body, "sig": self._sign(payload)}, sort_keys=True)
         try:
@@ -191,6 +302,8 @@ class CacheStore:
 
     def record_hit(self, digest: str) -> None:
         """Count a hit and stamp the last use; failures here never matter."""
+        if self.read_only:
+            return
         try:
             with self.db.transact():
                 usage = self._usage(digest)
@@ -209,6 +322,8 @@ class CacheStore:
 
     def delete(self, digest: str) -> bool:
         """Remove an entry; True if anything was there."""
+        if self.read_only:
+            return False
         try:
             with self.db.transact():
                 found = [self.db.delete(f"{kind}:{digest}") for kind in ("meta", "exe", "use")]
@@ -229,7 +344,7 @@ class CacheStore:
         present = {k for k in self.db.iterkeys() if isinstance(k, str)}
         for key in present:
             kind, _, digest = key.partition(":")
-            if kind in ("exe", "use") and f"meta:{digest}" not in present:
+            if kind in ("exe", "use") and f"meta:{digest}" not in present and not self.read_only:
                 self.db.delete(key)
         for digest in list(self.digests()):
             if f"exe:{digest}" not in present:
@@ -262,6 +377,8 @@ class CacheStore:
 
     def clear(self) -> int:
         """Delete every entry; returns how many entries there were."""
+        if self.read_only:
+            return 0
         n = sum(1 for _ in self.digests())
         self.db.clear()
         return n

@@ -7,6 +7,7 @@ Heavy libraries (jax, pymc) are imported inside the commands that need them, so
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -17,7 +18,7 @@ from typing import Any
 
 import click
 
-from cache import CacheStore
+from cache import CachePermissionError, CacheStore
 from cache.paths import human_bytes
 
 DEBUG = {"on": False}
@@ -425,25 +426,40 @@ def stats(cache_dir: str | None, as_json: bool) -> None:
 @click.option(
     "--older-than", type=click.FloatRange(min=0), default=None, help="Only entries not used for this many days."
 )
+@click.option(
+    "--stale", is_flag=True, help="Only entries no current key can reach (other library versions or key format)."
+)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option(
     "--cache-dir", type=click.Path(file_okay=False), default=None, envvar="PYMC_AOT_CACHE_DIR", help="Cache root."
 )
-def clear(key_prefix: str | None, everything: bool, older_than: float | None, yes: bool, cache_dir: str | None) -> None:
-    """Remove cached entries: one KEY_PREFIX, --all, or those unused for --older-than DAYS.
+def clear(
+    key_prefix: str | None, everything: bool, older_than: float | None, stale: bool, yes: bool, cache_dir: str | None
+) -> None:
+    """Remove cached entries: one KEY_PREFIX, --all, --stale ones, or those unused for --older-than DAYS.
 
     \b
     Examples:
       pymc-aot clear 3fa9c0
+      pymc-aot clear --stale --yes
       pymc-aot clear --older-than 30 --yes
     """
-    if not (key_prefix or everything or older_than is not None):
-        raise UserError("say what to remove: a KEY_PREFIX, --all, or --older-than DAYS")
+    if not (key_prefix or everything or stale or older_than is not None):
+        raise UserError("say what to remove: a KEY_PREFIX, --all, --stale, or --older-than DAYS")
     if key_prefix and everything:
         raise UserError("give either a KEY_PREFIX or --all, not both")
     store = _store(cache_dir)
     records = store.entries() if store.directory.exists() else []
     chosen = [r for r in records if not key_prefix or r.digest.startswith(key_prefix)]
+    if stale:
+        from aot.key import KEY_FORMAT, library_versions
+
+        current = dict(library_versions())
+        chosen = [
+            r
+            for r in chosen
+            if r.metadata["key"].get("versions") != current or r.metadata["key"].get("format") != KEY_FORMAT
+        ]
     if older_than is not None:
         cutoff = time.time() - older_than * 86400
         chosen = [r for r in chosen if (r.last_used or r.metadata.get("created") or 0) < cutoff]
@@ -538,19 +554,8 @@ def compare(
             if samples is None:
                 samples = _synthetic(entry.key)
             say(f"{strat.label}: running")
-            runtime.postprocess(
-                model,
-                samples,
-                strategy=name,
-                batch_size=batch,
-                var_names=names,
-                keep_untransformed=keep_untransformed,
-                log_likelihood=log_likelihood,
-                backend=backend,
-                cache=store,
-            )  # load (and warm up) once
-            t0 = time.perf_counter()
-            out = runtime.postprocess(
+            run_once = functools.partial(
+                runtime.postprocess,
                 model,
                 samples,
                 strategy=name,
@@ -561,6 +566,9 @@ def compare(
                 backend=backend,
                 cache=store,
             )
+            run_once()  # load (and warm up) once
+            t0 = time.perf_counter()
+            out = run_once()
             for v in out.values():
                 v.block_until_ready()
             row["run_seconds"] = time.perf_counter() - t0
@@ -606,6 +614,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the CLI and map failures to exit codes 1 (user) and 2 (internal)."""
     try:
         cli.main(args=list(argv) if argv is not None else None, prog_name="pymc-aot", standalone_mode=False)
+    except CachePermissionError as exc:
+        click.echo(f"pymc-aot: {exc}", err=True)
+        return 1
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         return 1
