@@ -5,8 +5,9 @@
    B dividing chains*draws whose predicted peak (base + B * per-draw temp) fits the budget,
    and for the largest whose temp fits the working set.
 3. Keep the candidates whose predicted peak (argument + output + temp - alias) fits. Pick,
-   among those whose temporaries fit a cache-sized working set (``WORKING_SET``), the one
-   with the fewest sequential steps; if none does, the one with the smallest temp.
+   among those whose temporaries (temp - aliased) fit a cache-sized working set
+   (``WORKING_SET``), the one with the fewest sequential steps; if none does, the one with
+   the smallest temporaries.
    Why: postprocessing is memory-bound. On the 20000 x 50 regression (``pymc-aot compare
    --run``, 4 x 1000 draws) time follows the temp working set -- batched(10) 1.6 MiB temp
    1.12 s, batched(100) 15 MiB 1.33 s, scan_vmap 153 MiB 2.0 s, vmap 610 MiB 2.4 s -- while
@@ -115,9 +116,10 @@ def _steps(label: str, chains: int, draws: int) -> int:
 
 
 def _rank(candidate: dict[str, Any]) -> tuple[int, int, int]:
-    if candidate["temp"] <= WORKING_SET:
+    extra = candidate["temp"] - candidate["alias"]  # what the call needs beyond its outputs
+    if extra <= WORKING_SET:
         return (0, candidate["steps"], candidate["peak"])
-    return (1, candidate["temp"], candidate["peak"])
+    return (1, extra, candidate["peak"])
 
 
 def preflight_message(request: TransformRequest, evidence: list[dict[str, Any]], budget: int,
@@ -194,7 +196,7 @@ def resolve_auto(
         "chosen_key": metas[label].get("digest"),
         "peak": chosen["peak"],
         "budget": budget,
-        "rule": f"fits the budget; temp <= {WORKING_SET} bytes then fewest steps, else smallest temp",
+        "rule": f"fits the budget; temp - alias <= {WORKING_SET} bytes then fewest steps, else smallest",
         "candidates": evidence,
     }
     if store is not None:

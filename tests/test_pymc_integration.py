@@ -156,3 +156,20 @@ def test_bad_option_refused_before_sampling(cache_dir):
     with pytest.raises(ValueError, match="unknown strategy"):
         runtime.enable(strategy="fastest")
     assert not runtime.is_enabled()
+
+
+def test_cached_path_failure_falls_back_to_pymc(hooked, monkeypatch):
+    import runtime.engine
+
+    model = simplex_ordered()
+    runtime.disable()
+    stock = _sample(model, "numpyro")
+    runtime.enable(cache_dir=str(hooked), strategy="vmap")
+
+    def broken(*_a, **_k):
+        raise RuntimeError("simulated failure")
+
+    monkeypatch.setattr(runtime.engine, "run_transform", broken)
+    with pytest.warns(RuntimeWarning, match="using PyMC's own path"):
+        ours = _sample(model, "numpyro")
+    assert_same_idata(stock, ours)
