@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> str:
     t0 = time.perf_counter()
     models = list(MODELS)
     bake = bakeoff.measure(models, opts.scale, opts.chains, opts.draws)
-    warm = {m: warmstart.measure(m, opts.scale, opts.chains, opts.draws, opts.repeats) for m in models}
+    warm = {m: warmstart.measure(m, opts.scale, opts.chains, opts.draws, opts.repeats, 1) for m in models}
     elapsed = time.perf_counter() - t0
     text = f"""# Benchmarks
 
@@ -55,7 +55,8 @@ predicted = XLA's memory analysis of the same allocation (output + temp - aliase
 
 ## Warm starts: the overhead before the first output byte
 
-`python bench/warmstart.py --model NAME`, median of {opts.repeats} fresh processes each.
+`python bench/warmstart.py --model NAME`: pymc-aot warm is the median of {opts.repeats} fresh
+processes, the cold, stock and JAX-cache columns one fresh process each.
 PyMC stock build = rewrite + jaxify + trace + lower + compile, what every stock run pays.
 JAX pcc warm = the same with JAX's persistent compilation cache already filled.
 pymc-aot warm = fingerprint + key + verified read + deserialize.

@@ -24,15 +24,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import machine, median, run_child
 
 
-def measure(model: str, scale: float, chains: int, draws: int, repeats: int) -> dict[str, float]:
+def measure(
+    model: str, scale: float, chains: int, draws: int, repeats: int, slow_repeats: int | None = None
+) -> dict[str, float]:
+    """Medians over fresh processes: ``repeats`` warm runs, ``slow_repeats`` (default the
+    same) cold and JAX-cache runs, which last seconds and vary less in relative terms."""
     args = (model, str(scale), str(chains), str(draws))
+    slow = repeats if slow_repeats is None else slow_repeats
     with tempfile.TemporaryDirectory() as tmp:
-        cold = [run_child("_warm_child.py", "cold", *args, f"{tmp}/cold{i}") for i in range(repeats)]
+        cold = [run_child("_warm_child.py", "cold", *args, f"{tmp}/cold{i}") for i in range(slow)]
         aot_dir, pcc_dir = f"{tmp}/cold0", f"{tmp}/pcc"
         # the first run with an empty JAX cache is PyMC's stock build (and fills the cache)
         stock = [run_child("_warm_child.py", "jax-pcc", *args, pcc_dir)["jax_pcc"]]
         warm = [run_child("_warm_child.py", "warm", *args, aot_dir) for _ in range(repeats)]
-        pcc = [run_child("_warm_child.py", "jax-pcc", *args, pcc_dir)["jax_pcc"] for _ in range(repeats)]
+        pcc = [run_child("_warm_child.py", "jax-pcc", *args, pcc_dir)["jax_pcc"] for _ in range(slow)]
     result = {
         "cold": median([r["cold"] for r in cold]),
         "cold_build": median([r["build"] for r in cold]),
