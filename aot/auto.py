@@ -29,6 +29,7 @@ from typing import Any
 
 from aot.budget import MemoryBudgetError, describe
 from aot.compiler import CompiledTransform, Progress
+from aot.graph import TransformGraph, build_transform
 from aot.key import make_key
 from aot.precompile import TransformRequest, compile_and_store
 from aot.strategies import Strategy, get_strategy
@@ -62,15 +63,36 @@ def _request_for(request: TransformRequest, strategy: Strategy) -> TransformRequ
     return dataclasses.replace(request, strategy=strategy, key=key)
 
 
+class _SharedGraph:
+    """Builds the transform's graph once for every candidate that needs compiling."""
+
+    def __init__(self, model: Any, request: TransformRequest) -> None:
+        self.model, self.request = model, request
+        self.graph: TransformGraph | None = None
+
+    def get(self, say: Progress | None) -> TransformGraph:
+        if self.graph is None:
+            if say:
+                say("building graph")
+            self.graph = build_transform(self.model, self.request.spec, self.request.fingerprint)
+        return self.graph
+
+
 def _entry(
-    model: Any, request: TransformRequest, store: CacheStore | None, progress: Progress | None, model_name: str | None
+    model: Any,
+    request: TransformRequest,
+    store: CacheStore | None,
+    progress: Progress | None,
+    model_name: str | None,
+    shared: _SharedGraph | None = None,
 ) -> tuple[dict[str, Any], CompiledTransform | None]:
     if store is not None:
         meta = store.metadata(request.key.digest)
         if meta is not None:
             return meta, None
     say = (lambda step: progress(f"{request.strategy.label}: {step}")) if progress else None
-    compiled, _ = compile_and_store(model, request, store, say, model_name)
+    graph = shared.get(say) if shared is not None else None
+    compiled, _ = compile_and_store(model, request, store, say, model_name, graph)
     meta = compiled.metadata(model_name or request.fingerprint.model_name)
     return {**meta, "digest": request.key.digest}, compiled
 
@@ -159,7 +181,9 @@ def resolve_auto(
             return AutoResult(found[1], None, found[0], cached=True)
     chains, draws = request.key.chains_draws
     n = chains * draws
-    probe_meta, probe = _entry(model, _request_for(request, get_strategy("batched", 1)), store, progress, model_name)
+    shared = _SharedGraph(model, request)
+    probe_request = _request_for(request, get_strategy("batched", 1))
+    probe_meta, probe = _entry(model, probe_request, store, progress, model_name, shared)
     memory = probe_meta["memory"]
     base = memory["argument"] + memory["output"] - memory["alias"]
     evidence: list[dict[str, Any]] = [_summary("batched(1)", probe_meta, budget, chains, draws)]
@@ -168,7 +192,7 @@ def resolve_auto(
     for strategy in _candidate_strategies(n, base, memory["temp"], budget):
         if strategy.label in metas:
             continue
-        meta, live = _entry(model, _request_for(request, strategy), store, progress, model_name)
+        meta, live = _entry(model, _request_for(request, strategy), store, progress, model_name, shared)
         metas[strategy.label], compiled[strategy.label] = meta, live
         evidence.append(_summary(strategy.label, meta, budget, chains, draws))
     fitting = [c for c in evidence if c["fits"]]
@@ -184,7 +208,7 @@ def resolve_auto(
         found = store.get(metas[label]["digest"]) if store is not None else None
         if found is None:  # evicted between the two reads: build it again
             chosen_request = _request_for(request, get_strategy(label))
-            meta, live = _entry(model, chosen_request, None, progress, model_name)
+            meta, live = _entry(model, chosen_request, None, progress, model_name, shared)
             payload, executable = live.payload, live.executable
         else:
             payload, executable = found[0], None

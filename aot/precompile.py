@@ -12,6 +12,7 @@ import numpy as np
 
 from aot.compiler import CompiledTransform, CostStats, MemoryStats, Progress, compile_transform
 from aot.fingerprint import ModelFingerprint, fingerprint_model
+from aot.graph import TransformGraph
 from aot.key import Signature, TransformKey, make_key
 from aot.spec import OutputSpec, resolve_outputs
 from aot.strategies import Strategy, get_strategy
@@ -129,10 +130,11 @@ def compile_and_store(
     store: CacheStore | None,
     progress: Progress | None = None,
     model_name: str | None = None,
+    graph: TransformGraph | None = None,
 ) -> tuple[CompiledTransform, bool]:
     """Compile ``request`` and store it; returns the transform and whether it was stored."""
     compiled = compile_transform(
-        model, request.fingerprint, request.spec, request.strategy, request.key, request.device, progress
+        model, request.fingerprint, request.spec, request.strategy, request.key, request.device, progress, graph
     )
     stored = False
     if store is not None:

@@ -11,6 +11,7 @@ import sys
 import pymc as pm
 from zoo import regression_data
 
+import aot.auto
 import aot.compiler
 import runtime
 
@@ -25,7 +26,8 @@ def counting_build(*args, **kwargs):
     return real_build(*args, **kwargs)
 
 
-aot.compiler.build_transform = counting_build
+aot.compiler.build_transform = counting_build  # single strategies build here
+aot.auto.build_transform = counting_build  # auto builds once for all its candidates
 
 runtime.enable()
 model = regression_data()
