@@ -53,6 +53,15 @@ def shape_arguments(parser: Any, *, models: Any) -> None:
     parser.add_argument("--json", action="store_true")
 
 
+def show(results: Any, opts: Any, render: Any) -> None:
+    """Print ``results`` as JSON (``--json``) or as the machine line plus ``render``'s table."""
+    if opts.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print(f"machine: {machine()}\n{opts.chains} chains x {opts.draws} draws, scale {opts.scale}\n")
+        print(render(results))
+
+
 def median(xs: list[float]) -> float:
     s = sorted(xs)
     return s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2

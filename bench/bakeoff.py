@@ -10,14 +10,13 @@ analysis for that allocation: output + temp - aliased (the inputs exist before t
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import machine, run_child, shape_arguments
+from bench._common import run_child, shape_arguments, show
 from bench.models import MODELS
 
 METHODS = (
@@ -97,11 +96,7 @@ def main(argv: list[str] | None = None) -> Results:
     opts = parser.parse_args(argv)
     methods = tuple(opts.method) if opts.method else METHODS
     results = measure(opts.model or list(MODELS), opts.scale, opts.chains, opts.draws, methods)
-    if opts.json:
-        print(json.dumps(results, indent=2))
-    else:
-        print(f"machine: {machine()}\n{opts.chains} chains x {opts.draws} draws, scale {opts.scale}\n")
-        print(render(results))
+    show(results, opts, render)
     return results
 
 

@@ -6,13 +6,12 @@ python bench/predict.py [--model NAME ...] [--scale 1.0] [--chains 4] [--draws 1
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import machine, shape_arguments
+from bench._common import shape_arguments, show
 from bench.bakeoff import Results, measure
 from bench.models import MODELS
 
@@ -51,11 +50,7 @@ def main(argv: list[str] | None = None) -> Results:
     shape_arguments(parser, models=MODELS)
     opts = parser.parse_args(argv)
     results = measure(opts.model or list(MODELS), opts.scale, opts.chains, opts.draws, STRATEGIES)
-    if opts.json:
-        print(json.dumps(results, indent=2))
-    else:
-        print(f"machine: {machine()}\n{opts.chains} chains x {opts.draws} draws, scale {opts.scale}\n")
-        print(render(results))
+    show(results, opts, render)
     return results
 
 
