@@ -196,9 +196,9 @@ def precompile(
         return TransformEntry.from_metadata(
             result.metadata, request.key, cached=result.cached, stored=stored, location=location
         )
-    meta = store.metadata(request.key.digest)
-    if meta is not None and store.get(request.key.digest) is not None:
-        return TransformEntry.from_metadata(meta, request.key, cached=True, stored=True, location=location)
+    found = store.get(request.key.digest)  # verifies metadata and executable in one read
+    if found is not None:
+        return TransformEntry.from_metadata(found[1], request.key, cached=True, stored=True, location=location)
     compiled, stored = compile_and_store(model, request, store, progress, model_name)
     meta = compiled.metadata(model_name or fp.model_name)
     return TransformEntry.from_metadata(meta, request.key, cached=False, stored=stored, location=location)

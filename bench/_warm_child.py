@@ -1,8 +1,8 @@
 """One fresh-process measurement for warmstart.py. Prints a JSON line.
 
-Modes: cold (compile into an empty cache), key (fingerprint + key only), warm (key + load
-from the cache), stock (PyMC's own build: rewrite + jaxify + trace + lower + compile),
-jax-pcc (the same with JAX's persistent compilation cache).
+Modes: cold (compile into an empty cache), warm (key + load from the cache, key timed
+apart), jax-pcc (PyMC's own build: rewrite + jaxify + trace + lower + compile, through JAX's
+persistent compilation cache; the first run fills it and is PyMC's stock build).
 """
 
 from __future__ import annotations
@@ -68,10 +68,6 @@ if mode == "cold":
         "compile": compiled.timings.compile,
         "cold": t2 - t0,
     }
-elif mode == "key":
-    t0 = time.perf_counter()
-    key_only()
-    out = {"key": time.perf_counter() - t0}
 elif mode == "warm":
     store = CacheStore(cache_dir)
     t0 = time.perf_counter()
@@ -81,7 +77,7 @@ elif mode == "warm":
     exe = load_executable(payload, meta["n_args"], len(meta["output_names"]), device)
     t2 = time.perf_counter()
     out = {"key": t1 - t0, "load": t2 - t1, "warm": t2 - t0}
-elif mode in ("jax-pcc", "stock"):
+elif mode == "jax-pcc":
     from pymc.sampling.jax import get_jaxified_graph
     from pymc.util import get_default_varnames
 

@@ -25,7 +25,7 @@ import sqlite3
 import stat
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +127,6 @@ class EntryRecord:
     executable_bytes: int
     hits: int = 0
     last_used: float | None = None
-    usage: dict[str, Any] = field(default_factory=dict)
 
 
 class CacheStore:
@@ -361,7 +360,6 @@ class CacheStore:
                     executable_bytes=int(meta["executable_size"]),
                     hits=int(usage.get("hits", 0)),
                     last_used=usage.get("last_used"),
-                    usage=usage,
                 )
             )
         records.sort(key=lambda r: r.metadata.get("created", 0))
