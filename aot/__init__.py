@@ -1,11 +1,11 @@
 """Ahead-of-time compilation of PyMC postprocessing transforms."""
 
-from aot.compiler import CompiledTransform, CompileTimings, CostStats, MemoryStats, load_executable
-from aot.fingerprint import ModelFingerprint, fingerprint_model
-from aot.key import TransformKey
-from aot.precompile import TransformEntry, precompile
-from aot.spec import OutputSpec, resolve_outputs
-from aot.strategies import STRATEGY_NAMES, Strategy, get_strategy
+from .compiler import CompiledTransform, CompileTimings, CostStats, MemoryStats, load_executable
+from .fingerprint import ModelFingerprint, fingerprint_model
+from .key import TransformKey
+from .precompile import TransformEntry, precompile
+from .spec import OutputSpec, resolve_outputs
+from .strategies import STRATEGY_NAMES, Strategy, get_strategy
 
 __all__ = [
     "STRATEGY_NAMES",

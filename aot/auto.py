@@ -27,14 +27,14 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from aot.budget import MemoryBudgetError, describe
-from aot.compiler import CompiledTransform, Progress
-from aot.graph import TransformGraph, build_transform
-from aot.key import make_key
-from aot.precompile import TransformRequest, compile_and_store
-from aot.strategies import Strategy, get_strategy
-from cache import CacheStore
-from cache.paths import human_bytes
+from ..cache import CacheStore
+from ..cache.paths import human_bytes
+from .budget import MemoryBudgetError, describe
+from .compiler import CompiledTransform, Progress
+from .graph import TransformGraph, build_transform
+from .key import make_key
+from .precompile import TransformRequest, compile_and_store
+from .strategies import Strategy, get_strategy
 
 
 @dataclass(frozen=True)

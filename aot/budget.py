@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from cache import parse_size
-from cache.paths import human_bytes
+from ..cache import parse_size
+from ..cache.paths import human_bytes
 
 DEFAULT_FRACTION = 0.8
 

@@ -12,11 +12,11 @@ import jax
 import numpy as np
 from jax.experimental.serialize_executable import deserialize_and_load, serialize
 
-from aot.fingerprint import ModelFingerprint
-from aot.graph import TransformGraph, build_transform
-from aot.key import TransformKey
-from aot.spec import OutputSpec
-from aot.strategies import Strategy
+from .fingerprint import ModelFingerprint
+from .graph import TransformGraph, build_transform
+from .key import TransformKey
+from .spec import OutputSpec
+from .strategies import Strategy
 
 Progress = Callable[[str], None]
 

@@ -15,8 +15,8 @@ from pytensor.graph.traversal import graph_inputs
 from pytensor.link.jax.dispatch import jax_funcify
 from pytensor.tensor.random.type import RandomType
 
-from aot.fingerprint import ModelFingerprint
-from aot.spec import OutputSpec
+from .fingerprint import ModelFingerprint
+from .spec import OutputSpec
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from typing import Any
 import jax
 import pytensor
 
-from aot.fingerprint import ModelFingerprint
-from aot.spec import OutputSpec
-from aot.strategies import Strategy
+from .fingerprint import ModelFingerprint
+from .spec import OutputSpec
+from .strategies import Strategy
 
 KEY_FORMAT = 1
 _VERSIONED = ("jax", "jaxlib", "pytensor", "pymc", "pymc-aot")

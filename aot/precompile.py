@@ -10,13 +10,13 @@ from typing import Any
 import jax
 import numpy as np
 
-from aot.compiler import CompiledTransform, CostStats, MemoryStats, Progress, compile_transform
-from aot.fingerprint import ModelFingerprint, fingerprint_model
-from aot.graph import TransformGraph
-from aot.key import Signature, TransformKey, make_key
-from aot.spec import OutputSpec, resolve_outputs
-from aot.strategies import Strategy, get_strategy
-from cache import CacheStore
+from ..cache import CacheStore
+from .compiler import CompiledTransform, CostStats, MemoryStats, Progress, compile_transform
+from .fingerprint import ModelFingerprint, fingerprint_model
+from .graph import TransformGraph
+from .key import Signature, TransformKey, make_key
+from .spec import OutputSpec, resolve_outputs
+from .strategies import Strategy, get_strategy
 
 
 @dataclass(frozen=True)
@@ -187,8 +187,8 @@ def precompile(
     )
     location = str(store.directory)
     if request.strategy.name == "auto":
-        from aot.auto import resolve_auto
-        from aot.budget import resolve_budget
+        from .auto import resolve_auto
+        from .budget import resolve_budget
 
         budget = resolve_budget(memory_budget, request.device)
         result = resolve_auto(model, request, budget, store, progress, model_name)

@@ -22,9 +22,9 @@ import jax  # noqa: E402
 import memray  # noqa: E402
 import numpy as np  # noqa: E402
 
-import aot  # noqa: E402
-from aot.precompile import make_request, value_signature  # noqa: E402
 from bench.models import MODELS  # noqa: E402
+from pymc_aot import aot  # noqa: E402
+from pymc_aot.aot.precompile import make_request, value_signature  # noqa: E402
 
 model = MODELS[model_name](float(scale))
 fp = aot.fingerprint_model(model)
@@ -71,7 +71,7 @@ if method.startswith("pymc:"):
 
         jax.block_until_ready(call(fresh()))
 else:
-    from runtime.engine import load_or_compile
+    from pymc_aot.runtime.engine import load_or_compile
 
     strategy = method.split(":", 1)[1]
     request = make_request(
@@ -86,8 +86,8 @@ else:
         fingerprint=fp,
     )
     if strategy == "auto":
-        from aot.auto import resolve_auto
-        from aot.budget import resolve_budget
+        from pymc_aot.aot.auto import resolve_auto
+        from pymc_aot.aot.budget import resolve_budget
 
         decided = resolve_auto(model, request, resolve_budget(None, request.device), None)
         executable, data_indices = decided.executable, decided.metadata["data_indices"]

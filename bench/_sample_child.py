@@ -15,8 +15,8 @@ mode, cache_dir, model_name, scale, draws, tune, chains = sys.argv[1:8]
 import pymc as pm  # noqa: E402
 import pymc.sampling.jax as pymc_jax  # noqa: E402
 
-import runtime  # noqa: E402
 from bench.models import MODELS  # noqa: E402
+from pymc_aot import runtime  # noqa: E402
 
 if mode != "stock":
     runtime.enable(cache_dir=cache_dir, jax_cache=mode == "aot+jax")

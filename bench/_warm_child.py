@@ -22,11 +22,11 @@ if mode == "jax-pcc":
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 
-import aot  # noqa: E402
-from aot.compiler import compile_transform, load_executable  # noqa: E402
-from aot.precompile import make_request, value_signature  # noqa: E402
 from bench.models import MODELS  # noqa: E402
-from cache import CacheStore  # noqa: E402
+from pymc_aot import aot  # noqa: E402
+from pymc_aot.aot.compiler import compile_transform, load_executable  # noqa: E402
+from pymc_aot.aot.precompile import make_request, value_signature  # noqa: E402
+from pymc_aot.cache import CacheStore  # noqa: E402
 
 model = MODELS[model_name](scale_f)
 device = jax.devices()[0]  # the sampler has initialised the backend before postprocessing

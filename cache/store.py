@@ -31,7 +31,7 @@ from typing import Any
 
 import diskcache
 
-from cache.paths import DEFAULT_SIZE_LIMIT, ENV_SIZE_LIMIT, default_cache_dir, parse_size
+from .paths import DEFAULT_SIZE_LIMIT, ENV_SIZE_LIMIT, default_cache_dir, parse_size
 
 log = logging.getLogger("pymc_aot.cache")
 

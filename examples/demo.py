@@ -17,7 +17,7 @@ CHILD = """
 import sys, time
 t0 = time.perf_counter()
 import numpy as np
-import runtime
+from pymc_aot import runtime
 sys.path.insert(0, {here!r})
 from eight_schools import model
 rng = np.random.default_rng(0)
@@ -32,7 +32,7 @@ print(f"  postprocess: {{runtime.COUNTERS.last_source:8s}} {{(t2 - t1) * 1000:7.
 
 
 def main() -> None:
-    import aot
+    from pymc_aot import aot
     sys.path.insert(0, str(HERE))
     from eight_schools import model
 

@@ -10,16 +10,16 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "COUNTERS": "runtime.engine",
-    "clear_memo": "runtime.engine",
-    "get_store": "runtime.engine",
-    "log_likelihood": "runtime.engine",
-    "postprocess": "runtime.engine",
-    "SampleError": "runtime.validate",
-    "disable": "runtime.pymc_hooks",
-    "enable": "runtime.pymc_hooks",
-    "enabled": "runtime.pymc_hooks",
-    "is_enabled": "runtime.pymc_hooks",
+    "COUNTERS": ".engine",
+    "clear_memo": ".engine",
+    "get_store": ".engine",
+    "log_likelihood": ".engine",
+    "postprocess": ".engine",
+    "SampleError": ".validate",
+    "disable": ".pymc_hooks",
+    "enable": ".pymc_hooks",
+    "enabled": ".pymc_hooks",
+    "is_enabled": ".pymc_hooks",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -27,5 +27,5 @@ __all__ = sorted(_EXPORTS)
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'runtime' has no attribute {name!r}")
+        return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    raise AttributeError(f"module 'pymc_aot.runtime' has no attribute {name!r}")

@@ -18,8 +18,8 @@ from typing import Any
 
 import click
 
-from cache import CachePermissionError, CacheStore
-from cache.paths import human_bytes
+from ..cache import CachePermissionError, CacheStore
+from ..cache.paths import human_bytes
 
 DEBUG = {"on": False}
 
@@ -138,7 +138,7 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _load(ref: str) -> Any:
-    from runtime.modelref import ModelRefError, load_model
+    from .modelref import ModelRefError, load_model
 
     try:
         return load_model(ref)
@@ -222,7 +222,7 @@ def precompile(
     say("loading model")
     model = _load(model_ref)
     say("importing jax")
-    import aot
+    from .. import aot
 
     store = _store(cache_dir)
     entries = []
@@ -452,7 +452,7 @@ def clear(
     records = store.entries() if store.directory.exists() else []
     chosen = [r for r in records if not key_prefix or r.digest.startswith(key_prefix)]
     if stale:
-        from aot.key import KEY_FORMAT, library_versions
+        from ..aot.key import KEY_FORMAT, library_versions
 
         current = dict(library_versions())
         chosen = [
@@ -512,8 +512,8 @@ def compare(
     say("loading model")
     model = _load(model_ref)
     say("importing jax")
-    import aot
-    from aot.strategies import get_strategy
+    from .. import aot
+    from ..aot.strategies import get_strategy
 
     store = _store(cache_dir)
     names = _split_names(var_names)
@@ -549,7 +549,7 @@ def compare(
             "cached": entry.cached,
         }
         if do_run:
-            import runtime
+            from .. import runtime
 
             if samples is None:
                 samples = _synthetic(entry.key)

@@ -12,13 +12,13 @@ from typing import Any
 
 import jax
 
-from aot import compiler
-from aot.fingerprint import ModelFingerprint, fingerprint_model
-from aot.precompile import TransformRequest, compile_and_store, make_request, value_signature
-from aot.spec import OutputSpec
-from aot.strategies import Strategy
-from cache import CacheStore
-from runtime.validate import check_full_shapes, check_samples, order_samples
+from ..aot import compiler
+from ..aot.fingerprint import ModelFingerprint, fingerprint_model
+from ..aot.precompile import TransformRequest, compile_and_store, make_request, value_signature
+from ..aot.spec import OutputSpec
+from ..aot.strategies import Strategy
+from ..cache import CacheStore
+from .validate import check_full_shapes, check_samples, order_samples
 
 log = logging.getLogger("pymc_aot")
 
@@ -135,8 +135,8 @@ def load_or_compile(
 
 
 def _load_auto(model: Any, request: TransformRequest, store: CacheStore | None, budget: int | None) -> LoadedTransform:
-    from aot.auto import resolve_auto
-    from aot.budget import resolve_budget
+    from ..aot.auto import resolve_auto
+    from ..aot.budget import resolve_budget
 
     digest = request.key.digest
     budget = resolve_budget(budget, request.device) if budget is None else budget
@@ -202,7 +202,7 @@ def run_transform(
             check_full_shapes(sig, value_signature(model, fp, sig[0][1][0], sig[0][1][1]))
     budget = None
     if request.strategy.name == "auto":
-        from aot.budget import resolve_budget
+        from ..aot.budget import resolve_budget
 
         budget = resolve_budget(memory_budget, request.device)
     loaded = load_or_compile(model, request, store, budget)

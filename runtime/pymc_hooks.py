@@ -118,8 +118,8 @@ def _run_cached(
     vectorize: str | None,
     budget: int | None = None,
 ) -> dict[str, Any]:
-    from aot.spec import OutputSpec
-    from runtime.engine import run_transform
+    from ..aot.spec import OutputSpec
+    from .engine import run_transform
 
     options = _STATE.options or Options()
     strategy, batch_size = _strategy_for(vectorize)
@@ -150,7 +150,7 @@ def _get_jaxified_graph(inputs: Any = None, outputs: Any = None) -> Any:
     if active is None or outputs is None or inputs is None:
         return original(inputs=inputs, outputs=outputs)
     model, vectorize = active.model, active.vectorize
-    from aot.spec import posterior_names
+    from ..aot.spec import posterior_names
 
     known = set(posterior_names(model))
     if list(inputs) != list(model.value_vars) or not all(getattr(o, "name", None) in known for o in outputs):
@@ -211,10 +211,10 @@ def _preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int
     options = _STATE.options or Options()
     if options.strategy != "auto" or kwargs.get("postprocessing_vectorize") is not None:
         return None
-    import aot
-    from aot.budget import resolve_budget
-    from aot.precompile import resolve_device
-    from aot.spec import posterior_names
+    from .. import aot
+    from ..aot.budget import resolve_budget
+    from ..aot.precompile import resolve_device
+    from ..aot.spec import posterior_names
 
     draws = args[0] if args else kwargs.get("draws", 1000)
     var_names = kwargs.get("var_names")
@@ -330,10 +330,10 @@ def enable(
     """
     import pymc.sampling.jax as pymc_jax
 
-    from aot.budget import resolve_budget
-    from aot.precompile import resolve_device
-    from aot.strategies import get_strategy
-    from cache import CacheStore
+    from ..aot.budget import resolve_budget
+    from ..aot.precompile import resolve_device
+    from ..aot.strategies import get_strategy
+    from ..cache import CacheStore
 
     get_strategy(strategy, batch_size)  # validate now, not in the middle of sampling
     if memory_budget is not None:

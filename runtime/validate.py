@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from aot.fingerprint import ModelFingerprint
-from aot.key import Signature
+from ..aot.fingerprint import ModelFingerprint
+from ..aot.key import Signature
 
 
 class SampleError(ValueError):

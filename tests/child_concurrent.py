@@ -8,8 +8,7 @@ import sys
 import numpy as np
 from zoo import draws_for, regression_data
 
-import aot
-import runtime
+from pymc_aot import aot, runtime
 
 model = regression_data()
 entry = aot.precompile(model, chains=2, draws=7, strategy="batched", batch_size=3)

@@ -17,8 +17,7 @@ forbid = "--forbid-compile" in sys.argv
 import jax  # noqa: E402
 from zoo import ZOO, draws_for  # noqa: E402
 
-import aot.compiler  # noqa: E402
-import runtime  # noqa: E402
+from pymc_aot import aot, runtime  # noqa: E402
 
 if forbid:
 

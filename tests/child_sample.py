@@ -11,9 +11,8 @@ import sys
 import pymc as pm
 from zoo import regression_data
 
-import aot.auto
-import aot.compiler
-import runtime
+import pymc_aot.aot.auto  # noqa: F401 - patched below
+from pymc_aot import aot, runtime
 
 builds = []
 real_build = aot.compiler.build_transform

@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 @pytest.fixture
 def cache_dir(tmp_path: Path) -> Path:
     """A fresh cache root per test, with the in-process memo cleared."""
-    import runtime
+    from pymc_aot import runtime
 
     runtime.clear_memo()
     path = tmp_path / "cache"

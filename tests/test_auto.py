@@ -7,10 +7,9 @@ import pytest
 from reference import assert_same, pymc_log_likelihood, pymc_posterior
 from zoo import draws_for, regression_data
 
-import aot
-import runtime
-from aot.budget import MemoryBudgetError, resolve_budget
-from cache import CacheStore
+from pymc_aot import aot, runtime
+from pymc_aot.aot.budget import MemoryBudgetError, resolve_budget
+from pymc_aot.cache import CacheStore
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +58,7 @@ def test_choice_is_stored_and_reused_without_compiling(model, cache_dir):
     before = runtime.COUNTERS.compiles
     import importlib
 
-    precompile_module = importlib.import_module("aot.precompile")  # the attribute is the function
+    precompile_module = importlib.import_module("pymc_aot.aot.precompile")  # the attribute is the function
 
     original = precompile_module.compile_transform  # what every candidate compile goes through
     precompile_module.compile_transform = lambda *a, **k: pytest.fail("a candidate was recompiled")

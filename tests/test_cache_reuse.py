@@ -14,16 +14,15 @@ import pytest
 from reference import assert_same, pymc_log_likelihood, pymc_posterior
 from zoo import ZOO, draws_for, regression_data, scalars
 
-import aot
-import runtime
-from cache import CacheStore
+from pymc_aot import aot, runtime
+from pymc_aot.cache import CacheStore
 
 HERE = Path(__file__).parent
 CHILD_MODELS = ["regression_data", "time_series", "lkj"]
 
 
 def _child(tmp: Path, out: str, *extra: str) -> dict:
-    env = dict(os.environ, PYMC_AOT_CACHE_DIR=str(tmp / "cache"), PYTHONPATH=str(HERE.parent))
+    env = dict(os.environ, PYMC_AOT_CACHE_DIR=str(tmp / "cache"), PYTHONPATH=str(HERE))
     proc = subprocess.run(
         [sys.executable, str(HERE / "child_postprocess.py"), str(tmp / out), *CHILD_MODELS, *extra],
         capture_output=True,

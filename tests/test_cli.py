@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.cli import main
+from pymc_aot.runtime.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHOOLS = str(ROOT / "examples" / "eight_schools.py")
@@ -53,7 +53,7 @@ def test_precompile_then_cached_then_inspect(capsys, cache_dir):
 
 
 def test_inspect_prefix_errors(capsys, cache_dir):
-    from cache import CacheStore
+    from pymc_aot.cache import CacheStore
 
     assert run(capsys, "precompile", SCHOOLS, "--draws", "10", "--strategy", "vmap")[0] == 0
     code, _, err = run(capsys, "inspect", "zzz")
@@ -85,7 +85,7 @@ def test_stats_and_clear(capsys, cache_dir):
 def test_clear_asks_first(cache_dir):
     from click.testing import CliRunner
 
-    from runtime.cli import cli
+    from pymc_aot.runtime.cli import cli
 
     assert main(["precompile", SCHOOLS, "--draws", "10", "--strategy", "vmap"]) == 0
     result = CliRunner().invoke(cli, ["clear", "--all"], input="n\n")

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from zoo import draws_for, regression_data, time_series
 
-import runtime
-from runtime import SampleError
+from pymc_aot import runtime
+from pymc_aot.runtime import SampleError
 
 
 @pytest.fixture(scope="module")

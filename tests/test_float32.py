@@ -13,7 +13,7 @@ SCRIPT = """
 import numpy as np, jax, pytensor
 from zoo import ZOO, draws_for
 from reference import assert_same, pymc_posterior, pymc_log_likelihood
-import runtime
+from pymc_aot import runtime
 assert pytensor.config.floatX == "float32" and not jax.config.jax_enable_x64
 for name in ("shapes_and_bounds", "regression_data", "simplex_ordered"):
     model = ZOO[name]()
@@ -35,7 +35,7 @@ def test_float32_models_match_pymc(tmp_path):
         os.environ,
         PYTENSOR_FLAGS="floatX=float32",
         PYMC_AOT_CACHE_DIR=str(tmp_path),
-        PYTHONPATH=os.pathsep.join([str(HERE), str(HERE.parent)]),
+        PYTHONPATH=str(HERE),
     )
     proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, cwd=HERE, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]

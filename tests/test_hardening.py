@@ -18,10 +18,9 @@ import pytest
 from reference import assert_same, pymc_posterior
 from zoo import draws_for, regression_data, scalars
 
-import aot
-import runtime
-from cache import CachePermissionError, CacheStore
-from runtime.cli import main as cli_main
+from pymc_aot import aot, runtime
+from pymc_aot.cache import CachePermissionError, CacheStore
+from pymc_aot.runtime.cli import main as cli_main
 
 HERE = Path(__file__).parent
 
@@ -122,7 +121,7 @@ def test_cache_directory_deleted_mid_run(model, cache_dir):
 
 
 def test_four_processes_at_once(tmp_path):
-    env = dict(os.environ, PYMC_AOT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(HERE.parent),
+    env = dict(os.environ, PYMC_AOT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(HERE),
                PYTHONWARNINGS="ignore")
     procs = [
         subprocess.Popen([sys.executable, str(HERE / "child_concurrent.py"), str(tmp_path / f"mu{i}.npy")],
@@ -145,7 +144,7 @@ def test_four_processes_at_once(tmp_path):
 def test_other_library_versions_never_load_and_clear_stale(cache_dir, monkeypatch, capsys):
     model = scalars()
     old = aot.precompile(model, chains=2, draws=5, strategy="vmap")
-    import aot.key as key_module
+    import pymc_aot.aot.key as key_module
 
     real = key_module.library_versions()
     monkeypatch.setattr(key_module, "library_versions", lambda: (("jax", "0.0.1"), *real[1:]))

@@ -16,8 +16,8 @@ import pymc.sampling.jax as pymc_jax
 import pytest
 from zoo import lkj, regression_data, simplex_ordered
 
-import runtime
-from cache import CacheStore
+from pymc_aot import runtime
+from pymc_aot.cache import CacheStore
 
 HERE = Path(__file__).parent
 FAST = {"draws": 15, "tune": 15, "chains": 2, "progressbar": False, "compute_convergence_checks": False}
@@ -117,7 +117,7 @@ def test_new_data_same_shape_no_recompile(hooked):
 
 
 def test_second_process_hits(tmp_path):
-    env = dict(os.environ, PYMC_AOT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(HERE.parent), PYTHONWARNINGS="ignore")
+    env = dict(os.environ, PYMC_AOT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(HERE), PYTHONWARNINGS="ignore")
 
     def child(out, *extra):
         proc = subprocess.run([sys.executable, str(HERE / "child_sample.py"), str(tmp_path / out), *extra],
@@ -159,7 +159,7 @@ def test_bad_option_refused_before_sampling(cache_dir):
 
 
 def test_cached_path_failure_falls_back_to_pymc(hooked, monkeypatch):
-    import runtime.engine
+    import pymc_aot.runtime.engine
 
     model = simplex_ordered()
     runtime.disable()
@@ -169,7 +169,7 @@ def test_cached_path_failure_falls_back_to_pymc(hooked, monkeypatch):
     def broken(*_a, **_k):
         raise RuntimeError("simulated failure")
 
-    monkeypatch.setattr(runtime.engine, "run_transform", broken)
+    monkeypatch.setattr(pymc_aot.runtime.engine, "run_transform", broken)
     with pytest.warns(RuntimeWarning, match="using PyMC's own path"):
         ours = _sample(model, "numpyro")
     assert_same_idata(stock, ours)

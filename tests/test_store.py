@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from cache import CacheStore, default_cache_dir, parse_size
-from cache.paths import human_bytes
+from pymc_aot.cache import CacheStore, default_cache_dir, parse_size
+from pymc_aot.cache.paths import human_bytes
 
 
 def _meta(**extra):

@@ -7,7 +7,7 @@ import pytest
 from reference import assert_same, pymc_log_likelihood, pymc_posterior
 from zoo import ZOO, draws_for
 
-import runtime
+from pymc_aot import runtime
 
 STRATEGIES = ["vmap", "scan", "scan_vmap", "vmap_scan", "nested_scan", "batched(1)", "batched(4)", "batched(14)"]
 

@@ -1,0 +1,69 @@
+"""pymc-aot: ahead-of-time compiled, cached postprocessing for PyMC.
+
+The public API. Names load on first use, so ``import pymc_aot`` (and the command line)
+starts without importing jax or pymc.
+
+* :func:`precompile` compiles and stores a model's transform before sampling.
+* :func:`postprocess` / :func:`log_likelihood` run the cached transform on raw draws.
+* :func:`enable` / :func:`disable` / :func:`enabled` hook the cache into ``pm.sample``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "precompile": ".aot.precompile",
+    "MemoryBudgetError": ".aot.budget",
+    "TransformEntry": ".aot.precompile",
+    "TransformKey": ".aot.key",
+    "postprocess": ".runtime.engine",
+    "log_likelihood": ".runtime.engine",
+    "clear_memo": ".runtime.engine",
+    "get_store": ".runtime.engine",
+    "SampleError": ".runtime.validate",
+    "enable": ".runtime.pymc_hooks",
+    "enabled": ".runtime.pymc_hooks",
+    "disable": ".runtime.pymc_hooks",
+    "is_enabled": ".runtime.pymc_hooks",
+    "CacheStore": ".cache",
+    "CachePermissionError": ".cache",
+    "IntegrityError": ".cache",
+}
+
+__all__ = [
+    "CachePermissionError",
+    "CacheStore",
+    "IntegrityError",
+    "MemoryBudgetError",
+    "SampleError",
+    "TransformEntry",
+    "TransformKey",
+    "clear_memo",
+    "disable",
+    "enable",
+    "enabled",
+    "get_store",
+    "is_enabled",
+    "log_likelihood",
+    "postprocess",
+    "precompile",
+]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
+    from .aot.budget import MemoryBudgetError
+    from .aot.key import TransformKey
+    from .aot.precompile import TransformEntry, precompile
+    from .cache import CachePermissionError, CacheStore, IntegrityError
+    from .runtime.engine import clear_memo, get_store, log_likelihood, postprocess
+    from .runtime.pymc_hooks import disable, enable, enabled, is_enabled
+    from .runtime.validate import SampleError
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'pymc_aot' has no attribute {name!r}")
