@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -154,8 +154,9 @@ def test_every_command_has_help_with_an_example(capsys):
 
 
 def test_installed_executable(tmp_path):
-    exe = shutil.which("pymc-aot")
-    assert exe, "pymc-aot is not on PATH: install the package (pip install -e .)"
+    # the console script installed beside this interpreter (a venv's bin need not be on PATH)
+    exe = str(Path(sys.executable).parent / "pymc-aot")
+    assert Path(exe).exists(), f"{exe} is missing: install the package (pip install -e .)"
     env = dict(os.environ, PYMC_AOT_CACHE_DIR=str(tmp_path), PYTHONWARNINGS="ignore")
     done = subprocess.run([exe, "precompile", SCHOOLS, "--draws", "20", "--json"], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
