@@ -194,7 +194,7 @@ class TransformCache:
         entry = resolve(request, store, progress)
         try:
             executable = _executable(entry, request.device)
-        except Exception as exc:
+        except Exception as exc:  # a stored executable this jax cannot load is dropped and rebuilt
             if store is None:
                 raise
             log.warning("pymc-aot: cache entry %s could not be loaded (%s); rebuilding", digest[:12], exc)
