@@ -25,27 +25,52 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 from ..cache import CacheStore
+from ..cache.entry import AutoChoice, Candidate, EntryMetadata
 from ..cache.paths import human_bytes
-from .budget import MemoryBudgetError, describe
-from .compiler import CompiledTransform, Progress
+from .budget import MemoryBudgetError, exact_size
+from .compiler import Progress
+from .entries import TransformEntry, compile_and_store, read_entry, read_metadata
 from .graph import TransformGraph, build_transform
-from .key import make_key
-from .precompile import TransformRequest, compile_and_store
+from .request import TransformRequest
 from .strategies import Strategy, get_strategy
+
+WORKING_SET = 4 * 1024**2
+"""Temporaries up to this size stay in cache (a few MiB of L2/L3 on current CPUs)."""
+
+RULE = f"fits the budget; temp - alias <= {WORKING_SET} bytes then fewest steps, else smallest"
+
+
+class _SharedGraph:
+    """Builds the transform's graph once for every candidate that needs compiling."""
+
+    def __init__(self, request: TransformRequest) -> None:
+        self.request = request
+        self.graph: TransformGraph | None = None
+
+    def get(self, say: Progress | None) -> TransformGraph:
+        if self.graph is None:
+            if say:
+                say("building graph")
+            r = self.request
+            self.graph = build_transform(r.model, r.spec, r.fingerprint)
+        return self.graph
 
 
 @dataclass(frozen=True)
-class AutoResult:
-    """The auto entry's metadata and, when it was just compiled, the live executable."""
+class _Tried:
+    """A candidate's request and metadata; ``entry`` when it was compiled just now."""
 
-    metadata: dict[str, Any]
-    executable: Any | None
-    payload: bytes | None
-    cached: bool
-    compiles: int = 0
+    request: TransformRequest
+    metadata: EntryMetadata
+    entry: TransformEntry | None
+
+
+def _named(name: str, batch_size: int | None = None) -> Strategy:
+    strategy = get_strategy(name, batch_size)
+    assert strategy is not None
+    return strategy
 
 
 def _largest_divisor(n: int, limit: int) -> int:
@@ -56,175 +81,125 @@ def _largest_divisor(n: int, limit: int) -> int:
     return 1
 
 
-def _request_for(request: TransformRequest, strategy: Strategy) -> TransformRequest:
-    if request.spec.kind == "log_likelihood":
-        strategy = dataclasses.replace(strategy, donate=False)
-    key = make_key(request.fingerprint, request.spec, strategy, request.key.values, request.device)
-    return dataclasses.replace(request, strategy=strategy, key=key)
-
-
-class _SharedGraph:
-    """Builds the transform's graph once for every candidate that needs compiling."""
-
-    def __init__(self, model: Any, request: TransformRequest) -> None:
-        self.model, self.request = model, request
-        self.graph: TransformGraph | None = None
-
-    def get(self, say: Progress | None) -> TransformGraph:
-        if self.graph is None:
-            if say:
-                say("building graph")
-            self.graph = build_transform(self.model, self.request.spec, self.request.fingerprint)
-        return self.graph
-
-
-def _entry(
-    model: Any,
-    request: TransformRequest,
-    store: CacheStore | None,
-    progress: Progress | None,
-    model_name: str | None,
-    shared: _SharedGraph | None = None,
-) -> tuple[dict[str, Any], CompiledTransform | None]:
-    if store is not None:
-        meta = store.metadata(request.key.digest)
-        if meta is not None:
-            return meta, None
-    say = (lambda step: progress(f"{request.strategy.label}: {step}")) if progress else None
-    graph = shared.get(say) if shared is not None else None
-    compiled, _ = compile_and_store(model, request, store, say, model_name, graph)
-    meta = compiled.metadata(model_name or request.fingerprint.model_name)
-    return {**meta, "digest": request.key.digest}, compiled
-
-
-WORKING_SET = 4 * 1024**2
-"""Temporaries up to this size stay in cache (a few MiB of L2/L3 on current CPUs)."""
-
-
 def _candidate_strategies(n: int, base: int, per_draw: int, budget: int) -> list[Strategy]:
     room = budget - base
     b_fit = n if per_draw <= 0 else max(1, min(n, room // per_draw)) if room > 0 else 1
     b_cache = n if per_draw <= 0 else max(1, WORKING_SET // per_draw)
     sizes = {_largest_divisor(n, b_fit), _largest_divisor(n, min(b_cache, b_fit))} if n else {1}
     # batched(n) is vmap with a loop around it: vmap stands for it
-    return [get_strategy("vmap"), get_strategy("scan_vmap"), get_strategy("nested_scan")] + [
-        get_strategy("batched", b) for b in sorted(sizes, reverse=True) if b < n
+    return [_named("vmap"), _named("scan_vmap"), _named("nested_scan")] + [
+        _named("batched", b) for b in sorted(sizes, reverse=True) if b < n
     ]
 
 
-def _summary(label: str, meta: dict[str, Any], budget: int, chains: int, draws: int) -> dict[str, Any]:
-    memory, cost = meta["memory"], meta.get("cost", {})
-    return {
-        "strategy": label,
-        "steps": _steps(label, chains, draws),
-        "key": meta.get("digest"),
-        "peak": memory["peak"],
-        "argument": memory["argument"],
-        "output": memory["output"],
-        "temp": memory["temp"],
-        "alias": memory["alias"],
-        "flops": cost.get("flops"),
-        "bytes_accessed": cost.get("bytes_accessed"),
-        "fits": memory["peak"] <= budget,
-    }
+def _try(request: TransformRequest, store: CacheStore | None, graph: _SharedGraph, progress: Progress | None) -> _Tried:
+    """A candidate's stored metadata (its executable is not read), or a compile of it."""
+    metadata = read_metadata(store, request.key.digest)
+    if metadata is not None:
+        return _Tried(request, metadata, None)
+    say = (lambda step: progress(f"{request.label}: {step}")) if progress else None
+    entry = compile_and_store(request, store, say, graph.get(say))
+    return _Tried(request, entry.metadata, entry)
 
 
-def _steps(label: str, chains: int, draws: int) -> int:
-    """Sequential steps a strategy takes over ``chains`` x ``draws``."""
-    if label.startswith("batched("):
-        b = int(label[len("batched(") : -1])
-        return -(-chains * draws // b)
-    return {"vmap": 1, "scan_vmap": chains, "scan": draws, "vmap_scan": draws}.get(label, chains * draws)
+def _weigh(tried: _Tried, budget: int) -> Candidate:
+    memory, cost = tried.metadata.memory, tried.metadata.cost
+    assert tried.request.strategy is not None
+    return Candidate(
+        strategy=tried.request.label,
+        steps=tried.request.strategy.steps(*tried.request.key.chains_draws),
+        key=tried.metadata.digest,
+        peak=memory.peak,
+        argument=memory.argument,
+        output=memory.output,
+        temp=memory.temp,
+        alias=memory.alias,
+        flops=cost.flops,
+        bytes_accessed=cost.bytes_accessed,
+        fits=memory.peak <= budget,
+    )
 
 
-def _rank(candidate: dict[str, Any]) -> tuple[int, int, int]:
-    extra = candidate["temp"] - candidate["alias"]  # what the call needs beyond its outputs
-    if extra <= WORKING_SET:
-        return (0, candidate["steps"], candidate["peak"])
-    return (1, extra, candidate["peak"])
+def _rank(candidate: Candidate) -> tuple[int, int, int]:
+    if candidate.extra <= WORKING_SET:
+        return (0, candidate.steps, candidate.peak)
+    return (1, candidate.extra, candidate.peak)
 
 
-def preflight_message(request: TransformRequest, evidence: list[dict[str, Any]], budget: int,
-                      output_sizes: dict[str, int]) -> str:
-    best = min(evidence, key=lambda c: c["peak"])
+def preflight_message(request: TransformRequest, candidates: list[Candidate], output_sizes: dict[str, int]) -> str:
+    """Why nothing fits ``request.budget``, and what would make it fit."""
+    best = min(candidates, key=lambda c: c.peak)
     chains, draws = request.key.chains_draws
+    budget, platform = request.budget or 0, request.device.platform
     biggest = sorted(output_sizes.items(), key=lambda kv: -kv[1])[:3]
     parts = [
         f"postprocessing the {request.spec.kind} of {chains} chains x {draws} draws needs at least "
-        f"{describe(best['peak'])} but the memory budget is {describe(budget)} on {request.device.platform}.",
-        f"Best candidate {best['strategy']}: input {human_bytes(best['argument'])}, output "
-        f"{human_bytes(best['output'])}, temp {human_bytes(best['temp'])}.",
+        f"{exact_size(best.peak)} but the memory budget is {exact_size(budget)} on {platform}.",
+        f"Best candidate {best.strategy}: input {human_bytes(best.argument)}, output "
+        f"{human_bytes(best.output)}, temp {human_bytes(best.temp)}.",
         "To make it fit: keep fewer draws (outputs grow with chains x draws)",
     ]
     if biggest and request.spec.kind == "posterior":
         parts[-1] += ", drop large variables with var_names (largest: " + ", ".join(
             f"{n} {human_bytes(b)}" for n, b in biggest) + ")"
-    if request.device.platform != "cpu":
+    if platform != "cpu":
         parts[-1] += ", postprocess on the CPU backend"
     parts[-1] += ", or raise memory_budget."
     return " ".join(parts)
 
 
-def resolve_auto(
-    model: Any,
-    request: TransformRequest,
-    budget: int,
-    store: CacheStore | None,
-    progress: Progress | None = None,
-    model_name: str | None = None,
-) -> AutoResult:
-    """The auto entry for ``request`` (whose strategy is :data:`AUTO`) under ``budget`` bytes."""
-    digest = request.key.digest
-    if store is not None:
-        found = store.get(digest)
-        if found is not None and found[1].get("auto", {}).get("peak", budget + 1) <= budget:
-            return AutoResult(found[1], None, found[0], cached=True)
+def _winner(tried: _Tried, store: CacheStore | None, graph: _SharedGraph, progress: Progress | None) -> TransformEntry:
+    """The chosen candidate with its executable: live, from the store, or rebuilt if evicted meanwhile."""
+    if tried.entry is not None:
+        return tried.entry
+    found = read_entry(store, tried.request.key)
+    if found is not None:
+        return found
+    return compile_and_store(tried.request, None, progress, graph.get(progress))
+
+
+def choose(request: TransformRequest, store: CacheStore | None, progress: Progress | None = None) -> TransformEntry:
+    """The ``auto`` entry of ``request``: the stored choice if it fits ``request.budget``, else a new one."""
+    budget = request.budget
+    assert request.strategy is None and budget is not None, "choose() takes an auto request"
+    found = read_entry(store, request.key)
+    if found is not None and found.metadata.auto is not None and found.metadata.auto.peak <= budget:
+        return found
     chains, draws = request.key.chains_draws
-    n = chains * draws
-    shared = _SharedGraph(model, request)
-    probe_request = _request_for(request, get_strategy("batched", 1))
-    probe_meta, probe = _entry(model, probe_request, store, progress, model_name, shared)
-    memory = probe_meta["memory"]
-    base = memory["argument"] + memory["output"] - memory["alias"]
-    evidence: list[dict[str, Any]] = [_summary("batched(1)", probe_meta, budget, chains, draws)]
-    compiled: dict[str, CompiledTransform | None] = {"batched(1)": probe}
-    metas = {"batched(1)": probe_meta}
-    for strategy in _candidate_strategies(n, base, memory["temp"], budget):
-        if strategy.label in metas:
-            continue
-        meta, live = _entry(model, _request_for(request, strategy), store, progress, model_name, shared)
-        metas[strategy.label], compiled[strategy.label] = meta, live
-        evidence.append(_summary(strategy.label, meta, budget, chains, draws))
-    fitting = [c for c in evidence if c["fits"]]
+    graph = _SharedGraph(request)
+    tried: dict[str, _Tried] = {}
+
+    def attempt(strategy: Strategy) -> _Tried:
+        candidate = request.with_strategy(strategy)
+        if candidate.label not in tried:
+            tried[candidate.label] = _try(candidate, store, graph, progress)
+        return tried[candidate.label]
+
+    probe = attempt(_named("batched", 1)).metadata
+    base = probe.memory.argument + probe.memory.output - probe.memory.alias
+    for strategy in _candidate_strategies(chains * draws, base, probe.memory.temp, budget):
+        attempt(strategy)
+    candidates = [_weigh(t, budget) for t in tried.values()]
+    fitting = [c for c in candidates if c.fits]
     if not fitting:
-        sizes = dict(zip(probe_meta["output_names"], probe_meta.get("output_bytes", []), strict=False))
-        raise MemoryBudgetError(preflight_message(request, evidence, budget, sizes))
-    chosen = min(fitting, key=_rank)
-    label = chosen["strategy"]
-    live = compiled[label]
-    if live is not None:
-        payload, executable = live.payload, live.executable
-    else:
-        found = store.get(metas[label]["digest"]) if store is not None else None
-        if found is None:  # evicted between the two reads: build it again
-            chosen_request = _request_for(request, get_strategy(label))
-            meta, live = _entry(model, chosen_request, None, progress, model_name, shared)
-            payload, executable = live.payload, live.executable
-        else:
-            payload, executable = found[0], None
-    bookkeeping = ("digest", "format", "executable_size", "executable_sha256")
-    meta = {k: v for k, v in metas[label].items() if k not in bookkeeping}
-    meta["key"] = request.key.parts()
-    meta["auto"] = {
-        "chosen": label,
-        "chosen_key": metas[label].get("digest"),
-        "peak": chosen["peak"],
-        "budget": budget,
-        "rule": f"fits the budget; temp - alias <= {WORKING_SET} bytes then fewest steps, else smallest",
-        "candidates": evidence,
-    }
-    if store is not None:
-        store.put(digest, payload, meta)
-        meta = store.metadata(digest) or meta
-    compiles = sum(live is not None for live in compiled.values())
-    return AutoResult(meta, executable, payload, cached=False, compiles=compiles)
+        raise MemoryBudgetError(preflight_message(request, candidates, probe.output_sizes))
+    best = min(fitting, key=_rank)
+    chosen = tried[best.strategy]
+    winner = _winner(chosen, store, graph, progress)
+    rebuilt = chosen.entry is None and not winner.cached
+    choice = AutoChoice(best.strategy, best.key, best.peak, budget, RULE, tuple(candidates))
+    digest = request.key.digest
+    metadata = dataclasses.replace(
+        winner.metadata, key=request.key.parts(), digest=digest, auto=choice, executable_size=None
+    )
+    stored = store.put(digest, winner.payload, metadata.to_json()) if store is not None else False
+    return TransformEntry(
+        request.key,
+        metadata,
+        cached=False,
+        stored=stored,
+        location=str(store.directory) if store is not None else "",
+        compiles=sum(t.entry is not None for t in tried.values()) + int(rebuilt),
+        payload=winner.payload,
+        executable=winner.executable,
+    )

@@ -59,5 +59,6 @@ def _is_fraction(text: str) -> bool:
     return 0 < value <= 1 and "." in text
 
 
-def describe(n: int) -> str:
+def exact_size(n: int) -> str:
+    """``"1.5 KiB (1,536 bytes)"``: a size people read, and the number."""
     return f"{human_bytes(n)} ({n:,} bytes)"

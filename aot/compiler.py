@@ -5,96 +5,29 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import jax
 import numpy as np
 from jax.experimental.serialize_executable import deserialize_and_load, serialize
 
-from .fingerprint import ModelFingerprint
+from ..cache.entry import CompileTimings, CostStats, EntryMetadata, MemoryStats
 from .graph import TransformGraph, build_transform
-from .key import TransformKey
-from .spec import OutputSpec
-from .strategies import Strategy
+from .request import TransformRequest
+
+__all__ = ["CompileTimings", "CompiledTransform", "CostStats", "MemoryStats", "compile_transform", "load_executable"]
 
 Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
-class MemoryStats:
-    """XLA's memory analysis of one executable, in bytes."""
-
-    argument: int
-    output: int
-    temp: int
-    alias: int
-    generated_code: int
-
-    @property
-    def peak(self) -> int:
-        """Predicted peak: argument + output + temp - alias."""
-        return self.argument + self.output + self.temp - self.alias
-
-    def as_dict(self) -> dict[str, int]:
-        return {**asdict(self), "peak": self.peak}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> MemoryStats:
-        return cls(*(int(d[k]) for k in ("argument", "output", "temp", "alias", "generated_code")))
-
-
-@dataclass(frozen=True)
-class CostStats:
-    """XLA's cost analysis, where the backend provides one."""
-
-    flops: float | None
-    bytes_accessed: float | None
-
-
-@dataclass(frozen=True)
-class CompileTimings:
-    """Seconds spent building (rewrite + jaxify), lowering, compiling and serializing."""
-
-    build: float
-    lower: float
-    compile: float
-    serialize: float
-
-    @property
-    def total(self) -> float:
-        return self.build + self.lower + self.compile + self.serialize
-
-
-@dataclass(frozen=True)
 class CompiledTransform:
-    """A compiled transform, ready to run and to store."""
+    """A just compiled transform: the live executable, its bytes and its metadata."""
 
-    key: TransformKey
-    executable: Any
-    payload: bytes
-    output_names: tuple[str, ...]
-    data_indices: tuple[int, ...]
-    memory: MemoryStats
-    cost: CostStats
-    timings: CompileTimings
-    output_shapes: tuple[tuple[tuple[int, ...], str], ...] = ()
-
-    def metadata(self, model_name: str) -> dict[str, Any]:
-        """The JSON metadata stored beside the executable."""
-        return {
-            "key": self.key.parts(),
-            "model_name": model_name,
-            "output_names": list(self.output_names),
-            "output_shapes": [[list(shape), dtype] for shape, dtype in self.output_shapes],
-            "output_bytes": [int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in self.output_shapes],
-            "data_indices": list(self.data_indices),
-            "n_args": len(self.key.values) + len(self.data_indices),
-            "memory": self.memory.as_dict(),
-            "cost": asdict(self.cost),
-            "timings": {**asdict(self.timings), "total": self.timings.total},
-            "created": time.time(),
-        }
+    metadata: EntryMetadata
+    payload: bytes = field(repr=False)
+    executable: Any = field(repr=False)
 
 
 def _memory_stats(compiled: Any) -> MemoryStats:
@@ -126,56 +59,56 @@ def _cost_stats(compiled: Any) -> CostStats:
 
 
 def compile_transform(
-    model: Any,
-    fingerprint: ModelFingerprint,
-    spec: OutputSpec,
-    strategy: Strategy,
-    key: TransformKey,
-    device: Any,
-    progress: Progress | None = None,
-    graph: TransformGraph | None = None,
+    request: TransformRequest, *, graph: TransformGraph | None = None, progress: Progress | None = None
 ) -> CompiledTransform:
-    """Build, lower and compile ``spec`` for the shapes in ``key``; no samples needed.
+    """Build, lower and compile ``request`` for the shapes in its key; no samples needed.
 
-    ``graph``: an already built transform of ``spec`` (``auto`` builds it once for all its
-    candidates); its build time then counts as zero."""
+    ``graph``: an already built transform of the request's outputs (``auto`` builds it once
+    for all its candidates); its build time then counts as zero."""
+    strategy, key = request.strategy, request.key
+    if strategy is None:
+        raise ValueError("an auto request is resolved to a strategy before compiling (aot.resolve)")
     say = progress or (lambda _: None)
     t0 = time.perf_counter()
     if graph is None:
         say("building graph")
-        graph = build_transform(model, spec, fingerprint)
+        graph = build_transform(request.model, request.spec, request.fingerprint)
     t1 = time.perf_counter()
     say("lowering")
-    sharding = jax.sharding.SingleDeviceSharding(device)
+    sharding = jax.sharding.SingleDeviceSharding(request.device)
     data_sig = [key.data[i] for i in graph.data_indices]
     args = [
         jax.ShapeDtypeStruct(shape, np.dtype(dtype), sharding=sharding)
         for _, shape, dtype in (*key.values, *data_sig)
     ]
     n_values = len(key.values)
-    batched = strategy.apply(graph.fn, n_values)
     donate = tuple(range(n_values)) if strategy.donate else ()
     with warnings.catch_warnings():
         # Donated inputs that no output can alias are simply not reused; that is expected.
         warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
-        lowered = jax.jit(batched, donate_argnums=donate).lower(*args)
+        lowered = jax.jit(strategy.apply(graph.fn, n_values), donate_argnums=donate).lower(*args)
     t2 = time.perf_counter()
     say("compiling")
     compiled = lowered.compile()
     t3 = time.perf_counter()
     payload, _, _ = serialize(compiled)
-    t4 = time.perf_counter()
-    return CompiledTransform(
-        key=key,
-        executable=compiled,
-        payload=payload,
+    timings = CompileTimings(build=t1 - t0, lower=t2 - t1, compile=t3 - t2, serialize=time.perf_counter() - t3)
+    shapes = tuple((tuple(int(s) for s in o.shape), str(o.dtype)) for o in lowered.out_info)
+    metadata = EntryMetadata(
+        key=key.parts(),
+        digest=key.digest,
+        model_name=request.model_name,
         output_names=graph.output_names,
+        output_shapes=shapes,
+        output_bytes=tuple(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in shapes),
         data_indices=graph.data_indices,
+        n_args=n_values + len(graph.data_indices),
         memory=_memory_stats(compiled),
         cost=_cost_stats(compiled),
-        timings=CompileTimings(build=t1 - t0, lower=t2 - t1, compile=t3 - t2, serialize=t4 - t3),
-        output_shapes=tuple((tuple(int(s) for s in o.shape), str(o.dtype)) for o in lowered.out_info),
+        timings=timings,
+        created=time.time(),
     )
+    return CompiledTransform(metadata, payload, compiled)
 
 
 def _initialize_kernels() -> None:

@@ -14,7 +14,7 @@ import pytensor
 
 from .fingerprint import ModelFingerprint
 from .spec import OutputSpec
-from .strategies import Strategy
+from .strategies import AUTO, Strategy
 
 KEY_FORMAT = 1
 _VERSIONED = ("jax", "jaxlib", "pytensor", "pymc", "pymc-aot")
@@ -94,20 +94,22 @@ def diff_parts(a: dict[str, Any], b: dict[str, Any]) -> dict[str, tuple[Any, Any
 def make_key(
     fingerprint: ModelFingerprint,
     spec: OutputSpec,
-    strategy: Strategy,
+    strategy: Strategy | None,
     values: Signature,
     device: Any,
 ) -> TransformKey:
-    """The key for ``spec`` compiled with ``strategy`` for inputs ``values`` on ``device``."""
+    """The key for ``spec`` compiled with ``strategy`` for inputs ``values`` on ``device``.
+
+    ``strategy`` None keys the ``auto`` entry: the choice made for these inputs."""
     return TransformKey(
         model_hash=fingerprint.model_hash,
         kind=spec.kind,
         outputs=spec.names,
         values=values,
         data=fingerprint.data_signature(),
-        strategy=strategy.name,
-        batch_size=strategy.batch_size,
-        donate=strategy.donate,
+        strategy=strategy.name if strategy is not None else AUTO,
+        batch_size=strategy.batch_size if strategy is not None else None,
+        donate=strategy.donate if strategy is not None else False,
         platform=str(device.platform),
         device_kind=str(device.device_kind),
         versions=library_versions(),

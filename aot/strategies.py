@@ -15,26 +15,41 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from ..cache.entry import strategy_label
+
 PerDraw = Callable[..., tuple[Any, ...]]
 Batched = Callable[..., tuple[Any, ...]]
 
 
 @dataclass(frozen=True)
 class Strategy:
-    """A named vectorization of a per-draw function."""
+    """A named vectorization of a per-draw function.
+
+    ``chain_map`` / ``draw_map`` say how the chain and draw axes are walked: ``vmap`` (all at
+    once), ``scan`` (one after another) or ``batches`` (sequential batches of flattened draws).
+    """
 
     name: str
-    chains: str
-    draws: str
+    chain_map: str
+    draw_map: str
     donate: bool
     batch_size: int | None = None
 
     @property
     def label(self) -> str:
-        return f"batched({self.batch_size})" if self.name == "batched" else self.name
+        return strategy_label(self.name, self.batch_size)
 
-    def params(self) -> dict[str, Any]:
-        return {"name": self.name, "batch_size": self.batch_size, "donate": self.donate}
+    # Read by runtime/cli.py's ``compare`` until it reads chain_map / draw_map.
+    chains = property(lambda self: self.chain_map)
+    draws = property(lambda self: self.draw_map)
+
+    def steps(self, chains: int, draws: int) -> int:
+        """Sequential steps over ``chains`` x ``draws`` draws (1 for vmap)."""
+        if self.name == "batched":
+            assert self.batch_size is not None
+            return -(-chains * draws // self.batch_size)
+        over_chains = chains if self.chain_map.startswith("scan") else 1
+        return over_chains * (draws if self.draw_map.startswith("scan") else 1)
 
     def apply(self, f: PerDraw, n_values: int) -> Batched:
         """The whole-sample function for ``f`` with ``n_values`` mapped arguments."""
@@ -141,7 +156,7 @@ _BUILDERS: dict[str, Callable[[PerDraw, int, int | None], Batched]] = {
     "batched": _batched,
 }
 
-_DESCRIPTIONS = {
+_DESCRIPTIONS = {  # chain_map, draw_map, donate
     "vmap": ("vmap", "vmap", True),
     "scan": ("vmap", "scan (swapaxes)", False),
     "scan_vmap": ("scan", "vmap", False),
@@ -152,28 +167,30 @@ _DESCRIPTIONS = {
 
 STRATEGY_NAMES: tuple[str, ...] = tuple(_BUILDERS)
 
-AUTO = Strategy("auto", "auto", "auto", donate=False)
+AUTO = "auto"
 """Not a vectorization: the request to choose one (see ``aot.auto``)."""
 
 
-def get_strategy(name: str, batch_size: int | None = None) -> Strategy:
-    """The strategy called ``name``; ``batched`` needs ``batch_size`` (also ``"batched(B)"``)."""
+def get_strategy(name: str, batch_size: int | None = None) -> Strategy | None:
+    """The strategy called ``name``; ``batched`` needs ``batch_size`` (also ``"batched(B)"``).
+
+    ``"auto"`` gives None: no strategy yet, one is to be chosen (see ``aot.auto``)."""
     if name.startswith("batched(") and name.endswith(")"):
         inner = name[len("batched(") : -1]
         if not inner.isdigit():
             raise ValueError(f"strategy {name!r}: the batch size must be a positive integer")
         name, batch_size = "batched", int(inner)
-    if name == "auto":
+    if name == AUTO:
         if batch_size is not None:
             raise ValueError("batch_size applies to the 'batched' strategy; 'auto' chooses its own")
-        return AUTO
+        return None
     if name not in _BUILDERS:
         raise ValueError(f"unknown strategy {name!r}; choose auto, {', '.join(STRATEGY_NAMES)} or batched(B)")
-    chains, draws, donate = _DESCRIPTIONS[name]
+    chain_map, draw_map, donate = _DESCRIPTIONS[name]
     if name == "batched":
         if batch_size is None or int(batch_size) < 1:
             raise ValueError(f"strategy 'batched' needs a positive batch_size, got {batch_size!r}")
-        return Strategy(name, chains, draws, donate, int(batch_size))
+        return Strategy(name, chain_map, draw_map, donate, int(batch_size))
     if batch_size is not None:
         raise ValueError(f"batch_size={batch_size} only applies to the 'batched' strategy, not {name!r}")
-    return Strategy(name, chains, draws, donate)
+    return Strategy(name, chain_map, draw_map, donate)

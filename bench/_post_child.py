@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 
 from bench.models import MODELS  # noqa: E402
 from pymc_aot import aot  # noqa: E402
-from pymc_aot.aot.precompile import make_request, value_signature  # noqa: E402
+from pymc_aot.aot.request import make_request, value_signature  # noqa: E402
 
 model = MODELS[model_name](float(scale))
 fp = aot.fingerprint_model(model)
@@ -71,30 +71,11 @@ if method.startswith("pymc:"):
 
         jax.block_until_ready(call(fresh()))
 else:
-    from pymc_aot.runtime.engine import load_or_compile
+    from pymc_aot.aot.resolve import resolve
 
-    strategy = method.split(":", 1)[1]
-    request = make_request(
-        model,
-        signature,
-        strategy=strategy,
-        batch_size=None,
-        var_names=None,
-        keep_untransformed=False,
-        log_likelihood=False,
-        backend=None,
-        fingerprint=fp,
-    )
-    if strategy == "auto":
-        from pymc_aot.aot.auto import resolve_auto
-        from pymc_aot.aot.budget import resolve_budget
-
-        decided = resolve_auto(model, request, resolve_budget(None, request.device), None)
-        executable, data_indices = decided.executable, decided.metadata["data_indices"]
-        chosen = decided.metadata["auto"]["chosen"]
-    else:
-        loaded = load_or_compile(model, request, None)
-        executable, data_indices, chosen = loaded.executable, loaded.data_indices, strategy
+    request = make_request(model, signature, strategy=method.split(":", 1)[1], fingerprint=fp)
+    entry = resolve(request, None)  # no store: every executable is compiled in this process
+    executable, data_indices, chosen = entry.executable, entry.metadata.data_indices, entry.metadata.chosen
     data = [jax.device_put(fp.data[i].get_value(borrow=True)) for i in data_indices]
     predicted = analysis(executable)
 

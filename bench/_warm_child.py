@@ -25,8 +25,9 @@ if mode == "jax-pcc":
 from bench.models import MODELS  # noqa: E402
 from pymc_aot import aot  # noqa: E402
 from pymc_aot.aot.compiler import compile_transform, load_executable  # noqa: E402
-from pymc_aot.aot.precompile import make_request, value_signature  # noqa: E402
+from pymc_aot.aot.request import make_request, value_signature  # noqa: E402
 from pymc_aot.cache import CacheStore  # noqa: E402
+from pymc_aot.cache.entry import EntryMetadata  # noqa: E402
 
 model = MODELS[model_name](scale_f)
 device = jax.devices()[0]  # the sampler has initialised the backend before postprocessing
@@ -38,17 +39,7 @@ def key_only():
     values = tuple(
         (n, (c, d, *shape), dt) for n, shape, dt in zip(fp.value_names, SHAPES, fp.value_dtypes, strict=True)
     )
-    return fp, make_request(
-        model,
-        values,
-        strategy="vmap",
-        batch_size=None,
-        var_names=None,
-        keep_untransformed=False,
-        log_likelihood=False,
-        backend=None,
-        fingerprint=fp,
-    )
+    return make_request(model, values, strategy="vmap", fingerprint=fp)
 
 
 # per-draw shapes come with the samples at run time; computing them here is not timed
@@ -56,25 +47,27 @@ SHAPES = [s[1][2:] for s in value_signature(model, aot.fingerprint_model(model),
 
 if mode == "cold":
     t0 = time.perf_counter()
-    fp, request = key_only()
+    request = key_only()
     t1 = time.perf_counter()
-    compiled = compile_transform(model, fp, request.spec, request.strategy, request.key, device)
+    compiled = compile_transform(request)
     t2 = time.perf_counter()
-    CacheStore(cache_dir).put(request.key.digest, compiled.payload, compiled.metadata(fp.model_name))
+    CacheStore(cache_dir).put(request.key.digest, compiled.payload, compiled.metadata.to_json())
+    timings = compiled.metadata.timings
     out = {
         "key": t1 - t0,
-        "build": compiled.timings.build,
-        "lower": compiled.timings.lower,
-        "compile": compiled.timings.compile,
+        "build": timings.build,
+        "lower": timings.lower,
+        "compile": timings.compile,
         "cold": t2 - t0,
     }
 elif mode == "warm":
     store = CacheStore(cache_dir)
     t0 = time.perf_counter()
-    fp, request = key_only()
+    request = key_only()
     t1 = time.perf_counter()
-    payload, meta = store.get(request.key.digest)
-    exe = load_executable(payload, meta["n_args"], len(meta["output_names"]), device)
+    payload, doc = store.get(request.key.digest)
+    meta = EntryMetadata.from_json(doc)
+    exe = load_executable(payload, meta.n_args, len(meta.output_names), device)
     t2 = time.perf_counter()
     out = {"key": t1 - t0, "load": t2 - t1, "warm": t2 - t0}
 elif mode == "jax-pcc":

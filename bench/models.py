@@ -11,6 +11,8 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
+from pymc_aot import examples
+
 
 def _n(full: int, scale: float, least: int = 2) -> int:
     return max(least, round(full * scale))
@@ -31,22 +33,7 @@ def report_shapes(scale: float = 1.0) -> pm.Model:
 
 def regression(scale: float = 1.0) -> pm.Model:
     """20000 x 50 design matrix in pm.Data, group effects, a deterministic mean over all rows."""
-    n, p, groups = _n(20_000, scale, 20), _n(50, scale, 3), 10
-    rng = np.random.default_rng(42)
-    X = rng.normal(size=(n, p))
-    group = rng.integers(0, groups, size=n)
-    y = X @ rng.normal(size=p) * 0.1 + rng.normal(size=groups)[group] + rng.normal(size=n)
-    with pm.Model() as model:
-        x = pm.Data("x", X)
-        g = pm.Data("group", group)
-        yobs = pm.Data("y_obs", y)
-        beta = pm.Normal("beta", 0, 1, shape=p)
-        group_sd = pm.HalfNormal("group_sd", 1)
-        effect = pm.Normal("effect", 0, group_sd, shape=groups)
-        sigma = pm.HalfNormal("sigma", 1)
-        mu = pm.Deterministic("mu", x @ beta + effect[g])
-        pm.Normal("y", mu, sigma, observed=yobs, shape=x.shape[0])
-    return model
+    return examples.regression(_n(20_000, scale, 20), _n(50, scale, 3), 10)
 
 
 def wide_hierarchical(scale: float = 1.0) -> pm.Model:
@@ -97,16 +84,8 @@ def time_series(scale: float = 1.0) -> pm.Model:
 
 
 def eight_schools(scale: float = 1.0) -> pm.Model:
-    """Eight schools, non-centred."""
-    y = np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0])
-    sigma = np.array([15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0])
-    with pm.Model() as model:
-        mu = pm.Normal("mu", 0, 5)
-        tau = pm.HalfCauchy("tau", 5)
-        z = pm.Normal("z", 0, 1, shape=8)
-        theta = pm.Deterministic("theta", mu + tau * z)
-        pm.Normal("obs", theta, sigma, observed=y)
-    return model
+    """Eight schools, non-centred (``scale`` does not apply)."""
+    return examples.eight_schools()
 
 
 MODELS: dict[str, Callable[[float], pm.Model]] = {

@@ -14,9 +14,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "precompile": ".aot.precompile",
+    "precompile": ".aot.resolve",
     "MemoryBudgetError": ".aot.budget",
-    "TransformEntry": ".aot.precompile",
+    "TransformEntry": ".aot.entries",
     "TransformKey": ".aot.key",
     "postprocess": ".runtime.engine",
     "log_likelihood": ".runtime.engine",
@@ -53,8 +53,9 @@ __all__ = [
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
     from .aot.budget import MemoryBudgetError
+    from .aot.entries import TransformEntry
     from .aot.key import TransformKey
-    from .aot.precompile import TransformEntry, precompile
+    from .aot.resolve import precompile
     from .cache import CachePermissionError, CacheStore, IntegrityError
     from .runtime.engine import clear_memo, get_store, log_likelihood, postprocess
     from .runtime.pymc_hooks import disable, enable, enabled, is_enabled

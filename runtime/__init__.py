@@ -15,6 +15,7 @@ _EXPORTS = {
     "get_store": ".engine",
     "log_likelihood": ".engine",
     "postprocess": ".engine",
+    "TransformCache": ".transform_cache",
     "SampleError": ".validate",
     "disable": ".pymc_hooks",
     "enable": ".pymc_hooks",

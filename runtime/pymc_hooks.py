@@ -213,7 +213,7 @@ def _preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int
         return None
     from .. import aot
     from ..aot.budget import resolve_budget
-    from ..aot.precompile import resolve_device
+    from ..aot.request import resolve_device
     from ..aot.spec import posterior_names
 
     draws = args[0] if args else kwargs.get("draws", 1000)
@@ -331,7 +331,7 @@ def enable(
     import pymc.sampling.jax as pymc_jax
 
     from ..aot.budget import resolve_budget
-    from ..aot.precompile import resolve_device
+    from ..aot.request import resolve_device
     from ..aot.strategies import get_strategy
     from ..cache import CacheStore
 

@@ -9,6 +9,7 @@ from zoo import draws_for, regression_data
 
 from pymc_aot import aot, runtime
 from pymc_aot.aot.budget import MemoryBudgetError, resolve_budget
+from pymc_aot.aot.request import resolve_device
 from pymc_aot.cache import CacheStore
 
 
@@ -52,21 +53,14 @@ def test_budget_below_everything_is_refused_before_anything_runs(model, cache_di
     assert "var_names" in text and "mu" in text
 
 
-def test_choice_is_stored_and_reused_without_compiling(model, cache_dir):
+def test_choice_is_stored_and_reused_without_compiling(model, cache_dir, monkeypatch):
     aot.precompile(model, chains=2, draws=7, memory_budget="1GiB")
     runtime.clear_memo()
     before = runtime.COUNTERS.compiles
-    import importlib
-
-    precompile_module = importlib.import_module("pymc_aot.aot.precompile")  # the attribute is the function
-
-    original = precompile_module.compile_transform  # what every candidate compile goes through
-    precompile_module.compile_transform = lambda *a, **k: pytest.fail("a candidate was recompiled")
-    try:
-        again = aot.precompile(model, chains=2, draws=7, memory_budget="1GiB")
-        runtime.postprocess(model, draws_for(model), memory_budget="1GiB")
-    finally:
-        precompile_module.compile_transform = original
+    # every compile, candidates included, goes through compiler.compile_transform
+    monkeypatch.setattr(aot.compiler, "compile_transform", lambda *a, **k: pytest.fail("a candidate was recompiled"))
+    again = aot.precompile(model, chains=2, draws=7, memory_budget="1GiB")
+    runtime.postprocess(model, draws_for(model), memory_budget="1GiB")
     assert again.cached and again.strategy.startswith("auto:")
     assert runtime.COUNTERS.compiles == before and runtime.COUNTERS.last_source == "disk"
 
@@ -86,7 +80,7 @@ def test_preflight_stops_pm_sample_before_sampling(model, cache_dir, monkeypatch
 
 
 def test_budget_forms(model):
-    device = aot.precompile.__globals__["resolve_device"](None)
+    device = resolve_device(None)
     assert resolve_budget(1234, device) == 1234
     assert resolve_budget("2KiB", device) == 2048
     assert 0 < resolve_budget(0.5, device) <= resolve_budget(None, device) / 0.8 * 0.5 + 1

@@ -1,0 +1,114 @@
+"""A request for a transform: which model, outputs, strategy (or auto) and device; and its key.
+
+Making a request is cheap: a fingerprint walk and a key, no PyTensor rewrite, no jaxify.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+import numpy as np
+
+from .budget import resolve_budget
+from .fingerprint import ModelFingerprint, fingerprint_model
+from .key import Signature, TransformKey, make_key
+from .spec import OutputSpec, resolve_outputs
+from .strategies import AUTO, Strategy, get_strategy
+
+
+@dataclass(frozen=True)
+class TransformRequest:
+    """Everything needed to build, key and store one transform.
+
+    ``strategy`` None is ``auto``: a strategy is still to be chosen, under ``budget`` bytes
+    (see :func:`pymc_aot.aot.resolve.resolve`). ``model_name`` labels the stored entry for
+    ``inspect``; it is not part of the key.
+    """
+
+    model: Any = field(repr=False, compare=False)
+    fingerprint: ModelFingerprint = field(repr=False)
+    spec: OutputSpec
+    strategy: Strategy | None
+    device: Any
+    key: TransformKey = field(repr=False)
+    budget: int | None = None
+    model_name: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.strategy.label if self.strategy is not None else AUTO
+
+    def with_strategy(self, strategy: Strategy) -> TransformRequest:
+        """The same request with a concrete ``strategy`` (and the key that goes with it)."""
+        strategy = _for_outputs(strategy, self.spec)
+        key = make_key(self.fingerprint, self.spec, strategy, self.key.values, self.device)
+        return dataclasses.replace(self, strategy=strategy, key=key, budget=None)
+
+
+def _for_outputs(strategy: Strategy, spec: OutputSpec) -> Strategy:
+    if spec.kind == "log_likelihood" and strategy.donate:
+        # The raw samples are still needed after the log-likelihood (PyMC never donates here).
+        return dataclasses.replace(strategy, donate=False)
+    return strategy
+
+
+def resolve_device(backend: str | None) -> Any:
+    """The one device a transform runs on: the first of ``backend`` (default backend if None)."""
+    try:
+        return jax.devices(backend)[0]
+    except RuntimeError as exc:
+        raise ValueError(f"backend {backend!r} is not available here: {exc}") from None
+
+
+def make_request(
+    model: Any,
+    values: Signature,
+    *,
+    strategy: str | Strategy = AUTO,
+    batch_size: int | None = None,
+    var_names: Sequence[str] | None = None,
+    keep_untransformed: bool = False,
+    log_likelihood: bool = False,
+    backend: str | None = None,
+    memory_budget: int | float | str | None = None,
+    model_name: str | None = None,
+    fingerprint: ModelFingerprint | None = None,
+    spec: OutputSpec | None = None,
+) -> TransformRequest:
+    """The request for ``model``'s transform of inputs shaped ``values``.
+
+    ``memory_budget`` is resolved here, once, and only for ``strategy="auto"``: bytes, a size
+    ("12GiB"), a fraction of the device's free memory, or None for 80% of it.
+    """
+    fp = fingerprint or fingerprint_model(model)
+    spec = spec or resolve_outputs(
+        model, var_names=var_names, keep_untransformed=keep_untransformed, log_likelihood=log_likelihood
+    )
+    chosen = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, batch_size)
+    device = resolve_device(backend)
+    budget = resolve_budget(memory_budget, device) if chosen is None else None
+    if chosen is not None:
+        chosen = _for_outputs(chosen, spec)
+    key = make_key(fp, spec, chosen, values, device)
+    return TransformRequest(model, fp, spec, chosen, device, key, budget, model_name or fp.model_name)
+
+
+def value_signature(model: Any, fingerprint: ModelFingerprint, chains: int, draws: int) -> Signature:
+    """Shapes and dtypes of ``(chains, draws, *shape)`` inputs, from the model alone."""
+    if chains < 1 or draws < 0:
+        raise ValueError(f"need chains >= 1 and draws >= 0, got chains={chains}, draws={draws}")
+    values = [model.rvs_to_values[rv] for rv in model.free_RVs]
+    shapes: list[tuple[int, ...]]
+    if all(None not in v.type.shape for v in values):
+        shapes = [tuple(int(s) for s in v.type.shape) for v in values]
+    else:
+        point = model.initial_point()
+        shapes = [tuple(np.shape(point[v.name])) for v in values]
+    return tuple(
+        (name, (int(chains), int(draws), *shape), dtype)
+        for name, shape, dtype in zip(fingerprint.value_names, shapes, fingerprint.value_dtypes, strict=True)
+    )

@@ -1,0 +1,77 @@
+"""From a request to its entry in one step; ``precompile`` on top of it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from ..cache import CacheStore
+from . import auto
+from .compiler import Progress
+from .entries import TransformEntry, fetch_or_compile
+from .fingerprint import fingerprint_model
+from .request import TransformRequest, make_request, value_signature
+from .strategies import AUTO
+
+
+def resolve(request: TransformRequest, store: CacheStore | None, progress: Progress | None = None) -> TransformEntry:
+    """The entry of ``request``, from ``store`` or compiled (and stored).
+
+    A concrete request is read or compiled; an ``auto`` request gets a strategy chosen under
+    its budget (or the stored choice), see :mod:`pymc_aot.aot.auto`. Every caller -- precompile,
+    the runtime -- goes through here, once per request.
+    """
+    if request.strategy is None:
+        return auto.choose(request, store, progress)
+    return fetch_or_compile(request, store, progress)
+
+
+def precompile(
+    model: Any,
+    *,
+    chains: int = 4,
+    draws: int = 1000,
+    strategy: str = AUTO,
+    batch_size: int | None = None,
+    var_names: Sequence[str] | None = None,
+    keep_untransformed: bool = False,
+    log_likelihood: bool = False,
+    backend: str | None = None,
+    cache: CacheStore | str | None = None,
+    progress: Progress | None = None,
+    model_name: str | None = None,
+    memory_budget: int | float | str | None = None,
+) -> TransformEntry:
+    """Compile the transform for ``chains`` x ``draws`` samples and store it in the cache.
+
+    If an identical entry is already stored, nothing is compiled and the stored entry is
+    returned with ``cached=True``. The entry comes without its executable (it is in the
+    store; ``runtime.postprocess`` loads it). ``model_name`` labels the entry for ``inspect`` (default:
+    ``model.name``); it is not part of the key.
+
+    ``strategy="auto"`` (the default) compiles candidates and keeps the fastest whose
+    predicted peak fits ``memory_budget`` (bytes, "12GiB", a fraction of the device's free
+    memory, or None for 80% of it); if none fits it raises ``MemoryBudgetError``.
+    """
+    fp = fingerprint_model(model)
+    request = make_request(
+        model,
+        value_signature(model, fp, chains, draws),
+        strategy=strategy,
+        batch_size=batch_size,
+        var_names=var_names,
+        keep_untransformed=keep_untransformed,
+        log_likelihood=log_likelihood,
+        backend=backend,
+        memory_budget=memory_budget,
+        model_name=model_name,
+        fingerprint=fp,
+    )
+    store = cache if isinstance(cache, CacheStore) else CacheStore(cache)
+    try:
+        entry = resolve(request, store, progress)
+    finally:
+        if store is not cache:
+            store.close()  # opened here, closed here
+    return dataclasses.replace(entry, payload=b"", executable=None)  # stored; nothing to hold on to

@@ -1,0 +1,264 @@
+"""The metadata stored beside each executable, described once.
+
+An entry's metadata is JSON in the store; :class:`EntryMetadata` is its typed form, written
+with :meth:`EntryMetadata.to_json` and read with :meth:`EntryMetadata.from_json`. Like the
+rest of this package it imports neither jax nor pymc, so the command line can read it.
+
+Layout (``SCHEMA_VERSION`` 1; entries written before the version field existed read as 1)::
+
+    schema          1
+    key             the cache key's parts (TransformKey.parts(): model_hash, kind, outputs,
+                    values [[name, [chains, draws, *shape], dtype], ...], data, strategy,
+                    batch_size, donate, platform, device_kind, versions, x64, floatX, format)
+    digest          the key's SHA-256, the entry's identity
+    model_name      a label for ``inspect``; not part of the key
+    output_names    outputs in the order the executable returns them
+    output_shapes   [[shape, dtype], ...] per output
+    output_bytes    bytes per output
+    data_indices    which of the model's data variables are arguments after the samples
+    n_args          number of arguments (value variables + data)
+    memory          XLA's memory analysis: argument, output, temp, alias, generated_code, peak
+    cost            XLA's cost analysis: flops, bytes_accessed (null where unavailable)
+    timings         seconds: build, lower, compile, serialize, total
+    created         UNIX time of the compile
+    auto            only under an ``auto`` key: the choice and every candidate's numbers
+
+The store adds its own bookkeeping (``format``, ``executable_size``, ``executable_sha256``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+def strategy_label(name: str, batch_size: int | None) -> str:
+    """``batched(10)`` for the batched strategy, else the strategy's name."""
+    return f"batched({batch_size})" if name == "batched" else name
+
+
+@dataclass(frozen=True)
+class MemoryStats:
+    """XLA's memory analysis of one executable, in bytes."""
+
+    argument: int
+    output: int
+    temp: int
+    alias: int
+    generated_code: int
+
+    @property
+    def peak(self) -> int:
+        """Predicted peak: argument + output + temp - alias."""
+        return self.argument + self.output + self.temp - self.alias
+
+    def as_dict(self) -> dict[str, int]:
+        return {**asdict(self), "peak": self.peak}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> MemoryStats:
+        return cls(*(int(d[f.name]) for f in fields(cls)))
+
+
+@dataclass(frozen=True)
+class CostStats:
+    """XLA's cost analysis, where the backend provides one."""
+
+    flops: float | None
+    bytes_accessed: float | None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> CostStats:
+        return cls(*(None if d.get(f.name) is None else float(d[f.name]) for f in fields(cls)))
+
+
+@dataclass(frozen=True)
+class CompileTimings:
+    """Seconds spent building (rewrite + jaxify), lowering, compiling and serializing."""
+
+    build: float
+    lower: float
+    compile: float
+    serialize: float
+
+    @property
+    def total(self) -> float:
+        return self.build + self.lower + self.compile + self.serialize
+
+    def as_dict(self) -> dict[str, float]:
+        return {**asdict(self), "total": self.total}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> CompileTimings:
+        return cls(*(float(d[f.name]) for f in fields(cls)))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One strategy ``auto`` compiled (or found) and weighed against the budget."""
+
+    strategy: str
+    steps: int
+    key: str | None
+    peak: int
+    argument: int
+    output: int
+    temp: int
+    alias: int
+    flops: float | None
+    bytes_accessed: float | None
+    fits: bool
+
+    @property
+    def extra(self) -> int:
+        """What a call needs beyond its outputs: temp - alias."""
+        return self.temp - self.alias
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Candidate:
+        return cls(**{f.name: d[f.name] for f in fields(cls)})
+
+
+@dataclass(frozen=True)
+class AutoChoice:
+    """What ``auto`` chose under which budget, and the numbers it chose from."""
+
+    chosen: str
+    chosen_key: str | None
+    peak: int
+    budget: int
+    rule: str
+    candidates: tuple[Candidate, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "candidates": [asdict(c) for c in self.candidates]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> AutoChoice:
+        return cls(
+            chosen=str(d["chosen"]),
+            chosen_key=d.get("chosen_key"),
+            peak=int(d["peak"]),
+            budget=int(d["budget"]),
+            rule=str(d["rule"]),
+            candidates=tuple(Candidate.from_dict(c) for c in d["candidates"]),
+        )
+
+
+@dataclass(frozen=True)
+class EntryMetadata:
+    """Everything stored about one compiled transform besides its executable bytes."""
+
+    key: Mapping[str, Any]
+    digest: str
+    model_name: str
+    output_names: tuple[str, ...]
+    output_shapes: tuple[tuple[tuple[int, ...], str], ...]
+    output_bytes: tuple[int, ...]
+    data_indices: tuple[int, ...]
+    n_args: int
+    memory: MemoryStats
+    cost: CostStats
+    timings: CompileTimings
+    created: float
+    auto: AutoChoice | None = None
+    executable_size: int | None = None  # the store's bookkeeping; None before storing
+
+    # -- what readers ask for -----------------------------------------------------
+    @property
+    def kind(self) -> str:
+        """``posterior`` or ``log_likelihood``."""
+        return str(self.key["kind"])
+
+    @property
+    def chains(self) -> int:
+        return self._lead()[0]
+
+    @property
+    def draws(self) -> int:
+        return self._lead()[1]
+
+    def _lead(self) -> tuple[int, int]:
+        values = self.key.get("values") or []
+        shape = values[0][1] if values else (0, 0)
+        return int(shape[0]), int(shape[1])
+
+    @property
+    def chosen(self) -> str:
+        """The strategy the executable runs: ``auto``'s choice, or the key's strategy."""
+        if self.auto is not None:
+            return self.auto.chosen
+        return strategy_label(str(self.key["strategy"]), self.key.get("batch_size"))
+
+    @property
+    def label(self) -> str:
+        """``batched(10)``, ``auto:batched(16)`` or the strategy's name."""
+        return f"auto:{self.chosen}" if self.auto is not None else self.chosen
+
+    @property
+    def candidates(self) -> tuple[Candidate, ...]:
+        """The strategies ``auto`` weighed (empty for other entries)."""
+        return self.auto.candidates if self.auto is not None else ()
+
+    @property
+    def output_sizes(self) -> dict[str, int]:
+        """Bytes per output, by name."""
+        return dict(zip(self.output_names, self.output_bytes, strict=False))
+
+    @property
+    def peak(self) -> int:
+        return self.memory.peak
+
+    # -- JSON -------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """The stored form (the store adds its bookkeeping on ``put``)."""
+        doc: dict[str, Any] = {
+            "schema": SCHEMA_VERSION,
+            "key": dict(self.key),
+            "digest": self.digest,
+            "model_name": self.model_name,
+            "output_names": list(self.output_names),
+            "output_shapes": [[list(shape), dtype] for shape, dtype in self.output_shapes],
+            "output_bytes": list(self.output_bytes),
+            "data_indices": list(self.data_indices),
+            "n_args": self.n_args,
+            "memory": self.memory.as_dict(),
+            "cost": asdict(self.cost),
+            "timings": self.timings.as_dict(),
+            "created": self.created,
+        }
+        if self.auto is not None:
+            doc["auto"] = self.auto.as_dict()
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> EntryMetadata:
+        """The typed form of stored metadata; ``ValueError`` if it is not this schema."""
+        version = doc.get("schema", 1)
+        if version != SCHEMA_VERSION:
+            raise ValueError(f"entry metadata schema {version!r}, this pymc-aot reads {SCHEMA_VERSION}")
+        try:
+            return cls(
+                key=dict(doc["key"]),
+                digest=str(doc.get("digest", "")),
+                model_name=str(doc.get("model_name", "")),
+                output_names=tuple(doc["output_names"]),
+                output_shapes=tuple(
+                    (tuple(int(s) for s in shape), str(dtype)) for shape, dtype in doc.get("output_shapes", [])
+                ),
+                output_bytes=tuple(int(b) for b in doc.get("output_bytes", [])),
+                data_indices=tuple(int(i) for i in doc["data_indices"]),
+                n_args=int(doc["n_args"]),
+                memory=MemoryStats.from_dict(doc["memory"]),
+                cost=CostStats.from_dict(doc.get("cost", {})),
+                timings=CompileTimings.from_dict(doc["timings"]),
+                created=float(doc.get("created", 0.0)),
+                auto=AutoChoice.from_dict(doc["auto"]) if doc.get("auto") else None,
+                executable_size=int(doc["executable_size"]) if "executable_size" in doc else None,
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            why = f"{type(exc).__name__} {exc}"
+            raise ValueError(f"entry metadata does not match schema {SCHEMA_VERSION}: {why}") from None

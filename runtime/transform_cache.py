@@ -1,0 +1,265 @@
+"""The executables a process has loaded: memo, stores, counters, and one compile per digest."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+
+from ..aot import compiler
+from ..aot.entries import TransformEntry
+from ..aot.fingerprint import ModelFingerprint, fingerprint_model
+from ..aot.request import TransformRequest, make_request, value_signature
+from ..aot.resolve import resolve
+from ..aot.spec import OutputSpec
+from ..aot.strategies import AUTO, Strategy
+from ..cache import CacheStore
+from ..cache.entry import EntryMetadata
+from .validate import check_full_shapes, check_samples, order_samples
+
+log = logging.getLogger("pymc_aot")
+
+MEMO_SIZE = 64
+
+
+@dataclass(frozen=True)
+class LoadedTransform:
+    """An executable in this process and the metadata it was stored with."""
+
+    executable: Any
+    metadata: EntryMetadata
+
+    @property
+    def output_names(self) -> tuple[str, ...]:
+        return self.metadata.output_names
+
+    @property
+    def data_indices(self) -> tuple[int, ...]:
+        return self.metadata.data_indices
+
+    def fits(self, budget: int | None) -> bool:
+        """False for an ``auto`` choice whose peak exceeds ``budget`` (chosen under a larger one)."""
+        auto = self.metadata.auto
+        return budget is None or auto is None or auto.peak <= budget
+
+
+@dataclass
+class RuntimeCounters:
+    """What the runtime did in this process (for tests and for the curious)."""
+
+    memo_hits: int = 0
+    disk_hits: int = 0
+    compiles: int = 0
+    last_source: str = ""
+    events: list[tuple[str, str]] = field(default_factory=list)
+
+    def record(self, what: str, digest: str) -> None:
+        self.last_source = what
+        self.events.append((what, digest))
+        if len(self.events) > 1000:
+            del self.events[:500]
+
+
+class _DigestLocks:
+    """One lock per digest, kept while a thread holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, tuple[threading.Lock, list[int]]] = {}
+
+    @contextlib.contextmanager
+    def hold(self, digest: str) -> Iterator[None]:
+        with self._guard:
+            lock, users = self._locks.setdefault(digest, (threading.Lock(), [0]))
+            users[0] += 1
+        try:
+            with lock:
+                yield
+        finally:
+            with self._guard:
+                users[0] -= 1
+                if not users[0]:
+                    del self._locks[digest]
+
+
+class _CompileLog:
+    """Progress that says, once, that a compile started (a hit says nothing)."""
+
+    def __init__(self, request: TransformRequest) -> None:
+        self.request = request
+        self.started: float | None = None
+
+    def __call__(self, step: str) -> None:
+        if self.started is None:
+            self.started = time.perf_counter()
+            r = self.request
+            log.info(
+                "pymc-aot: compiling the %s transform (%s) of model %r; later runs will reuse it",
+                r.spec.kind,
+                r.label,
+                r.model_name,
+            )
+        log.debug("pymc-aot: %s", step)
+
+
+def _close_stores(stores: dict[str, CacheStore]) -> None:
+    for store in stores.values():
+        store.close()
+    stores.clear()
+
+
+class TransformCache:
+    """Executables loaded in this process, the stores they came from, and what happened.
+
+    A lookup goes memo, then store, then compile. One digest is resolved by one thread at a
+    time; a thread that waited looks in the memo again first (somebody else may have
+    compiled it for us), as PyTensor's ``ModuleCache.module_from_key`` does.
+    """
+
+    def __init__(self, memo_size: int = MEMO_SIZE) -> None:
+        self.memo_size = memo_size
+        self.counters = RuntimeCounters()
+        self._memo: OrderedDict[str, LoadedTransform] = OrderedDict()
+        self._stores: dict[str, CacheStore] = {}
+        self._lock = threading.Lock()  # guards memo, stores and counters
+        self._resolving = _DigestLocks()
+        weakref.finalize(self, _close_stores, self._stores)  # stores closed when the cache is dropped
+
+    def store(self, cache: CacheStore | str | None = None) -> CacheStore:
+        """The store for ``cache``: an instance, a directory, or None for the default root."""
+        if isinstance(cache, CacheStore):
+            return cache
+        store = CacheStore(cache)
+        with self._lock:
+            return self._stores.setdefault(str(store.directory), store)
+
+    def clear(self) -> None:
+        """Forget every executable loaded in this process (the disk cache is untouched)."""
+        with self._lock:
+            self._memo.clear()
+
+    def close(self) -> None:
+        """Forget the executables and close the stores this cache opened."""
+        with self._lock:
+            self._memo.clear()
+            _close_stores(self._stores)
+
+    def _recall(self, digest: str, budget: int | None) -> LoadedTransform | None:
+        with self._lock:
+            loaded = self._memo.get(digest)
+            if loaded is None or not loaded.fits(budget):
+                return None
+            self._memo.move_to_end(digest)
+            self.counters.memo_hits += 1
+            self.counters.record("memo", digest)
+            return loaded
+
+    def _remember(self, digest: str, loaded: LoadedTransform) -> LoadedTransform:
+        with self._lock:
+            self._memo[digest] = loaded
+            self._memo.move_to_end(digest)
+            while len(self._memo) > self.memo_size:
+                self._memo.popitem(last=False)
+        return loaded
+
+    def knows(self, digest: str, store: CacheStore | None) -> bool:
+        """Whether ``digest`` is loaded here or stored (no executable is read)."""
+        with self._lock:
+            if digest in self._memo:
+                return True
+        return store is not None and store.metadata(digest) is not None
+
+    def load(self, request: TransformRequest, store: CacheStore | None) -> LoadedTransform:
+        """The executable for ``request``: from this process, the store, or a fresh compile."""
+        digest = request.key.digest
+        loaded = self._recall(digest, request.budget)
+        if loaded is not None:
+            return loaded
+        with self._resolving.hold(digest):
+            loaded = self._recall(digest, request.budget)  # maybe somebody else compiled it for us
+            if loaded is None:
+                loaded = self._remember(digest, self._load_entry(request, store))
+        return loaded
+
+    def _load_entry(self, request: TransformRequest, store: CacheStore | None) -> LoadedTransform:
+        digest, progress = request.key.digest, _CompileLog(request)
+        entry = resolve(request, store, progress)
+        try:
+            executable = _executable(entry, request.device)
+        except Exception as exc:  # a stored executable this jax cannot load is dropped and rebuilt
+            if store is None:
+                raise
+            log.warning("pymc-aot: cache entry %s could not be loaded (%s); rebuilding", digest[:12], exc)
+            store.delete(digest)
+            entry = resolve(request, store, progress)
+            executable = _executable(entry, request.device)
+        if entry.cached and store is not None:
+            store.record_hit(digest)
+        with self._lock:
+            if entry.compiles:
+                self.counters.compiles += entry.compiles
+                self.counters.record("compile", digest)
+            else:
+                self.counters.disk_hits += 1
+                self.counters.record("disk", digest)
+        if progress.started is not None:
+            log.info("pymc-aot: compiled in %.2f s", time.perf_counter() - progress.started)
+        return LoadedTransform(executable, entry.metadata)
+
+    def run(
+        self,
+        model: Any,
+        samples: Sequence[Any] | Mapping[str, Any],
+        *,
+        strategy: str | Strategy = AUTO,
+        batch_size: int | None = None,
+        var_names: Sequence[str] | None = None,
+        keep_untransformed: bool = False,
+        log_likelihood: bool = False,
+        backend: str | None = None,
+        cache: CacheStore | str | None = None,
+        use_cache: bool = True,
+        memory_budget: int | float | str | None = None,
+        fingerprint: ModelFingerprint | None = None,
+        spec: OutputSpec | None = None,
+    ) -> dict[str, Any]:
+        """Validate ``samples``, find or build the executable, run it (options as ``postprocess``)."""
+        fp = fingerprint or fingerprint_model(model)
+        static = [tuple(model.rvs_to_values[rv].type.shape) for rv in model.free_RVs]
+        arrays, sig = check_samples(order_samples(samples, fp), fp, static)
+        request = make_request(
+            model,
+            sig,
+            strategy=strategy,
+            batch_size=batch_size,
+            var_names=var_names,
+            keep_untransformed=keep_untransformed,
+            log_likelihood=log_likelihood,
+            backend=backend,
+            memory_budget=memory_budget,
+            fingerprint=fp,
+            spec=spec,
+        )
+        store = self.store(cache) if use_cache else None
+        if any(None in s for s in static) and not self.knows(request.key.digest, store):
+            check_full_shapes(sig, value_signature(model, fp, *sig[0][1][:2]))
+        loaded = self.load(request, store)
+        device = request.device
+        args = [jax.device_put(a, device) for a in arrays]
+        data = [jax.device_put(fp.data[i].get_value(borrow=True), device) for i in loaded.data_indices]
+        return dict(zip(loaded.output_names, loaded.executable(*args, *data), strict=True))
+
+
+def _executable(entry: TransformEntry, device: Any) -> Any:
+    if entry.executable is not None:
+        return entry.executable
+    meta = entry.metadata
+    return compiler.load_executable(entry.payload, meta.n_args, len(meta.output_names), device)
