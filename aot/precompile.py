@@ -11,6 +11,7 @@ import jax
 import numpy as np
 
 from ..cache import CacheStore
+from ..render import Table, entry_table
 from .compiler import CompiledTransform, CostStats, MemoryStats, Progress, compile_transform
 from .fingerprint import ModelFingerprint, fingerprint_model
 from .graph import TransformGraph
@@ -61,6 +62,18 @@ class TransformEntry:
             stored=stored,
             location=location,
         )
+
+    def table(self) -> Table:
+        """The entry as ``pymc-aot precompile`` prints it (see ``pymc_aot.render``)."""
+        return entry_table([self])
+
+    def __str__(self) -> str:
+        return self.table().text()
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        return self.table().html()
 
 
 def label_of(meta: dict[str, Any]) -> str:
