@@ -42,8 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and map failures to exit codes 1 (user) and 2 (internal)."""
     state = CliState()
     try:
-        cli.main(args=list(argv) if argv is not None else None, prog_name="pymc-aot", standalone_mode=False,
-                 obj=state)
+        # standalone_mode=False: click returns ctx.exit()'s code instead of exiting
+        code = cli.main(
+            args=list(argv) if argv is not None else None, prog_name="pymc-aot", standalone_mode=False, obj=state
+        )
     except CachePermissionError as exc:
         click.echo(f"pymc-aot: {exc}", err=True)
         return 1
@@ -58,10 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - anything else is our bug
         if state.debug:
             traceback.print_exc()
-        click.echo(f"pymc-aot: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)",
-                   err=True)
+        click.echo(
+            f"pymc-aot: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)", err=True
+        )
         return 2
-    return 0
+    return code if isinstance(code, int) else 0
 
 
 def entry_point() -> None:
