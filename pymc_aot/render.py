@@ -123,9 +123,17 @@ class Table:
         from rich.table import Table as RichTable
         from rich.text import Text
 
-        table = RichTable(box=box.SIMPLE_HEAD, caption=self.caption or None, caption_justify="left")
+        table = RichTable(
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            padding=(0, 0, 0, 1),
+            pad_edge=False,
+            caption=self.caption or None,
+            caption_justify="left",
+        )
         for i, header in enumerate(self.headers):
-            table.add_column(header, justify="left" if i == 0 else "right", no_wrap=i == 0)
+            # a terminal too narrow folds a value onto two lines; never "…" (a cut key is a wrong key)
+            table.add_column(header, justify="left" if i == 0 else "right", overflow="fold")
         for row in self.rows:
             table.add_row(*(Text(c) for c in row))
         return table

@@ -12,20 +12,8 @@ from .errors import UserError
 from .options import cache_dir_option, json_option
 from .state import CliState, pass_state
 
-HEADERS = (
-    "model",
-    "key",
-    "transform",
-    "chains x draws",
-    "strategy",
-    "candidates",
-    "peak",
-    "temp",
-    "on disk",
-    "created",
-    "last used",
-    "hits",
-)
+HEADERS = ("model", "key", "transform", "shape", "strategy", "candidates", "peak", "last used", "hits")
+"""Fits 120 columns; inspect KEY has the rest (temp, sizes on disk, compile times, key parts)."""
 
 
 @click.command()
@@ -96,9 +84,6 @@ def _row(item: Listed, listed: set[str], everything: bool) -> tuple[str | int, .
         _label(r),
         folded,
         human_bytes(meta["memory"]["peak"]),
-        human_bytes(meta["memory"]["temp"]),
-        human_bytes(r.executable_bytes),
-        when(meta.get("created")),
         when(r.last_used),
         r.hits,
     )

@@ -33,9 +33,8 @@ def show_entry(
         )
     auto = record.metadata.get("auto")
     if auto and item is not None:
-        output.echo(
-            f"{'auto':10s} chose {auto['chosen']} under a budget of {human_bytes(auto['budget'])}: {auto['rule']}"
-        )
+        output.echo(f"{'auto':10s} chose {auto['chosen']} under a budget of {human_bytes(auto['budget'])}")
+        output.echo(f"{'rule':10s} {auto['rule']}")
         rows = [
             (
                 c.summary["strategy"] + (" *" if c.chosen else ""),

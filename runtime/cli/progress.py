@@ -115,3 +115,4 @@ def progress_display(output: Output) -> Iterator[_Display]:
     display = RichDisplay(output.stderr)
     with display.progress:
         yield display
+    output.stderr.print()  # a blank line between the finished display and what follows
