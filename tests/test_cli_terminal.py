@@ -96,3 +96,12 @@ def test_precompile_says_it_is_loading_before_importing_anything_heavy(tmp_path)
     first, report = done.stderr.splitlines()[:2]
     assert first.endswith(f"loading {model}") and report == "MODEL-IMPORT heavy=[]"
     assert "the model code raised RuntimeError: stop after reporting" in done.stderr
+
+
+def test_a_failure_on_a_terminal_marks_the_task_and_ends_in_one_line(tmp_path):
+    model = str(ROOT / "tests" / "models" / "reports_imports.py")
+    code, screen = on_a_terminal(["precompile", model, "--log-likelihood"], environment(tmp_path / "cache"))
+    assert code == 1
+    assert "✗" in screen and "failed" in screen and "not run" in screen
+    last = screen.replace("\r", "").strip().splitlines()[-1]
+    assert "pymc-aot: the model code raised RuntimeError: stop after reporting" in last

@@ -43,15 +43,26 @@ class Task:
 class _Display:
     def __init__(self) -> None:
         self.start = time.perf_counter()
+        self.tasks: list[Task] = []
+        self.finished: set[int] = set()
 
     def task(self, name: str, unit: str = "candidates") -> Task:
-        return Task(self, name, unit)
+        made = Task(self, name, unit)
+        self.tasks.append(made)
+        return made
 
     def show(self, task: Task, step: str) -> None:
         raise NotImplementedError
 
-    def finish(self, task: Task, summary: str) -> None:
+    def finish(self, task: Task, summary: str, *, mark: str = "done") -> None:
+        self.finished.add(id(task))
         self.show(task, summary)
+
+    def abort(self) -> None:
+        """Mark the task that was running as failed and those after it as not run (the error follows)."""
+        unfinished = [t for t in self.tasks if id(t) not in self.finished]
+        for i, task in enumerate(unfinished):
+            self.finish(task, "failed" if i == 0 else "not run", mark="failed" if i == 0 else "skipped")
 
 
 class LineDisplay(_Display):
@@ -62,15 +73,30 @@ class LineDisplay(_Display):
         click.echo(f"  [{time.perf_counter() - self.start:6.2f} s] {prefix}{step}", err=True)
 
 
+def _status_column() -> Any:
+    from rich.progress import SpinnerColumn
+    from rich.text import Text
+
+    class StatusColumn(SpinnerColumn):
+        """A spinner while running, a green tick when done, a red cross when it failed, a dot if not run."""
+
+        def render(self, task: Any) -> Any:
+            marks = {"failed": Text("✗", style="red"), "skipped": Text("·", style="dim")}
+            return marks.get(task.fields.get("mark", ""), None) or super().render(task)
+
+    return StatusColumn
+
+
 class RichDisplay(_Display):
     """One row per transform: spinner, name, bar, candidates so far, current step, elapsed time."""
 
     def __init__(self, console: Any) -> None:
         super().__init__()
-        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+        _StatusColumn = _status_column()
         self.progress = Progress(
-            SpinnerColumn(finished_text="[green]✓"),
+            _StatusColumn(finished_text="[green]✓"),
             TextColumn("[bold]{task.description:<14}"),
             BarColumn(bar_width=24),
             TextColumn("{task.fields[count]:>14}"),
@@ -83,7 +109,7 @@ class RichDisplay(_Display):
     def _id(self, task: Task) -> Any:
         if id(task) not in self.ids:
             self.ids[id(task)] = self.progress.add_task(
-                task.name or "pymc-aot", start=False, total=None, count="", step=""
+                task.name or "pymc-aot", start=False, total=None, count="", step="", mark=""
             )
         return self.ids[id(task)]
 
@@ -98,11 +124,15 @@ class RichDisplay(_Display):
             self.progress.start_task(task_id)
         self.progress.update(task_id, step=step, count=task.count, completed=max(len(task.labels) - 1, 0))
 
-    def finish(self, task: Task, summary: str) -> None:
+    def finish(self, task: Task, summary: str, *, mark: str = "done") -> None:
+        self.finished.add(id(task))
         task_id = self._id(task)
+        if mark == "skipped":
+            self.progress.update(task_id, step=summary, mark=mark)
+            return
         if not task.started:
             self.progress.start_task(task_id)
-        self.progress.update(task_id, step=summary, count=task.count, total=1, completed=1)
+        self.progress.update(task_id, step=summary, count=task.count, total=1, completed=1, mark=mark)
         self.progress.stop_task(task_id)
 
 
@@ -114,5 +144,9 @@ def progress_display(output: Output) -> Iterator[_Display]:
         return
     display = RichDisplay(output.stderr)
     with display.progress:
-        yield display
+        try:
+            yield display
+        except BaseException:
+            display.abort()
+            raise
     output.stderr.print()  # a blank line between the finished display and what follows
