@@ -99,6 +99,12 @@ class Table:
         lines = [line(self.headers), indent + "  ".join("-" * w for w in widths), *(line(r) for r in self.rows)]
         return "\n".join(lines + ([indent + self.caption] if self.caption else []))
 
+    def markdown(self) -> str:
+        """A GitHub-flavoured markdown table (what BENCHMARKS.md and the README hold)."""
+        align = ["---"] + ["--:"] * (len(self.headers) - 1)
+        lines = ["| " + " | ".join(row) + " |" for row in (self.headers, tuple(align), *self.rows)]
+        return "\n".join(lines + (["", self.caption] if self.caption else []))
+
     def html(self) -> str:
         """A compact HTML table (what Jupyter shows)."""
         cell = 'style="text-align:{}; padding:1px 8px"'
