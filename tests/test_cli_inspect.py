@@ -133,3 +133,16 @@ def test_clear_takes_an_auto_entrys_candidates_along(capsys, tmp_path):
     assert {r.metadata["key"]["kind"] for r in left} == {"log_likelihood"}
     code, out, _ = run(capsys, "clear", "--all", "--yes", "--cache-dir", str(root))
     assert code == 0 and f"removed 1 entry and {len(left) - 1} auto candidates" in out
+
+
+def test_precompiling_a_candidate_explicitly_lists_it(capsys, tmp_path):
+    root = build(tmp_path / "cache")
+    capsys.readouterr()
+    code, out, _ = run(
+        capsys, "precompile", SCHOOLS, *SHAPE, "--strategy", "scan_vmap", "--json", "--cache-dir", str(root)
+    )
+    (entry,) = json.loads(out)["entries"]
+    assert code == 0 and entry["cached"], "auto compiled it already"
+    code, out, _ = run(capsys, "inspect", "--json", "--cache-dir", str(root))
+    roles = {e["key"]: e["role"] for e in json.loads(out)["entries"]}
+    assert roles[entry["key"]] == "explicit" and len(roles) == 3

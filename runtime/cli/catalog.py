@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...cache import EntryRecord
+from ...cache import CacheStore, EntryRecord
 from ...render import strategy_label
 
 
@@ -62,6 +62,24 @@ def fold(records: Sequence[EntryRecord]) -> list[Listed]:
         )
         out.append(Listed(r, candidates))
     return out
+
+
+def mark_requested(store: CacheStore, digest: str) -> bool:
+    """Flag a stored auto candidate as asked for directly, so it lists as an entry of its own.
+
+    Until the library records ``requested`` itself, the CLI's ``precompile --strategy NAME``
+    does. Only a candidate-only entry is rewritten (the store's own signed ``put``): its usage
+    record, which ``put`` resets, holds no hits by definition."""
+    records = store.entries()
+    record = next((r for r in records if r.digest == digest), None)
+    if record is None or not is_candidate_only(record, candidate_digests(records)):
+        return False
+    found = store.get(digest)
+    if found is None:
+        return False
+    payload, meta = found
+    kept = {k: v for k, v in meta.items() if k not in ("digest", "format", "executable_size", "executable_sha256")}
+    return store.put(digest, payload, {**kept, "requested": True})
 
 
 def role(record: EntryRecord, listed: set[str]) -> str:

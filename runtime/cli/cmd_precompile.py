@@ -9,7 +9,7 @@ import click
 from ...cache import CacheStore
 from ...render import entry_table
 from ..modelref import ref_label
-from .catalog import entry_json
+from .catalog import entry_json, mark_requested
 from .errors import as_user_error
 from .options import memory_budget_option, model_argument, shape_options
 from .progress import progress_display
@@ -66,6 +66,9 @@ def precompile(
             how = "already cached" if entry.cached else "stored" if entry.stored else "compiled (not stored)"
             task.done(f"{how}: {entry.strategy}")
             entries.append(entry)
+    if request["strategy"] != "auto":
+        for entry in entries:
+            mark_requested(store, entry.digest)
     if as_json:
         docs = [_entry_doc(store, e) for e in entries]
         state.output.json({"location": str(store.directory), "entries": docs})
