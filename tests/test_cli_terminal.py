@@ -77,7 +77,7 @@ def test_help_inspect_and_stats_import_no_heavy_library(tmp_path):
         "import sys\n"
         "from pymc_aot.runtime.cli import main\n"
         "codes = [main(['--help']), main(['inspect']), main(['inspect', '--json']), main(['stats'])]\n"
-        "heavy = sorted(m for m in ('jax', 'jaxlib', 'pymc', 'pytensor', 'matplotlib') if m in sys.modules)\n"
+        "heavy = sorted(m for m in ('jax', 'jaxlib', 'pymc', 'pytensor', 'matplotlib', 'rich') if m in sys.modules)\n"
         "print('RESULT', codes, heavy)\n"
     )
     done = subprocess.run(

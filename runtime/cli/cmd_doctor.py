@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from .diagnose import diagnose
 from .options import cache_dir_option, json_option
 from .state import CliState, pass_state
 
@@ -23,6 +22,8 @@ def doctor(state: CliState, cache_dir: str | None, as_json: bool) -> None:
     Example:
       pymc-aot doctor
     """
+    from .diagnose import diagnose
+
     found = diagnose(cache_dir)
     if as_json:
         state.output.json(found.to_json())

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import os
+import sys
+from typing import Any, TextIO
 
 import click
 
@@ -35,11 +37,17 @@ class Output:
             self._stderr = Console(stderr=True, highlight=False)
         return self._stderr
 
+    def stdout_is_terminal(self) -> bool:
+        return _may_be_terminal(sys.stdout) and self.stdout.is_terminal
+
+    def stderr_is_terminal(self) -> bool:
+        return _may_be_terminal(sys.stderr) and self.stderr.is_terminal
+
     def echo(self, text: str = "") -> None:
         click.echo(text)
 
     def table(self, table: Table, indent: str = "") -> None:
-        if self.stdout.is_terminal:
+        if self.stdout_is_terminal():
             if indent:
                 from rich.padding import Padding
 
@@ -54,3 +62,13 @@ class Output:
 
     def problem(self, text: str) -> None:
         click.echo(f"pymc-aot: {text}", err=True)
+
+
+def _may_be_terminal(stream: TextIO) -> bool:
+    """False when rich would surely say "not a terminal" (a pipe, a file): spares importing rich."""
+    if os.environ.get("FORCE_COLOR") or os.environ.get("TTY_COMPATIBLE") == "1":
+        return True
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

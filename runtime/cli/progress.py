@@ -139,7 +139,7 @@ class RichDisplay(_Display):
 @contextmanager
 def progress_display(output: Output) -> Iterator[_Display]:
     """A rich display when stderr is a terminal, timestamped lines when it is not (CI logs, pipes)."""
-    if not output.stderr.is_terminal:
+    if not output.stderr_is_terminal():
         yield LineDisplay()
         return
     display = RichDisplay(output.stderr)
