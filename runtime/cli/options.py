@@ -75,6 +75,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print one JS
 
 memory_budget_option = click.option(
     "--memory-budget",
+    metavar="SIZE",
     default=None,
     help="For auto: bytes, a size (12GiB) or a fraction of free device memory (0.5); default 80% of it.",
 )
