@@ -108,7 +108,11 @@ class CacheStore:
             self.directory, read_only=False, size_limit=self.size_limit, shared=isinstance(self._signer, Ed25519Signer)
         )
         if self._signer is None:
-            self._signer = HmacSigner(load_user_secret(self.directory))
+            try:
+                self._signer = HmacSigner(load_user_secret(self.directory))
+            except BaseException:
+                db.close()
+                raise
         return db
 
     def close(self) -> None:
