@@ -288,12 +288,12 @@ def _seams_present(module: Any) -> bool:
     return True
 
 
-def _point_jax_cache(root: Path) -> None:
+def _point_jax_cache(directory: Path) -> None:
     import jax
     from jax.experimental.compilation_cache import compilation_cache
 
     _STATE.jax_config = {"jax_compilation_cache_dir": jax.config.jax_compilation_cache_dir}
-    jax.config.update("jax_compilation_cache_dir", str(root / "jax-compilation-cache"))
+    jax.config.update("jax_compilation_cache_dir", str(directory))
     compilation_cache.reset_cache()
 
 
@@ -341,6 +341,8 @@ def enable(
     options = Options(
         cache_dir=cache_dir, strategy=strategy, batch_size=batch_size, memory_budget=memory_budget, jax_cache=jax_cache
     )
+    # checked like the cache root, before anything is patched; None in a read-only shared cache
+    jax_dir = CacheStore(cache_dir).private_subdirectory("jax-compilation-cache") if jax_cache else None
     if _STATE.options is None:
         if not _seams_present(pymc_jax):
             if not _STATE.warned:
@@ -356,8 +358,8 @@ def enable(
         for name, replacement in _REPLACEMENTS.items():
             setattr(pymc_jax, name, replacement)
     _restore_jax_cache()
-    if jax_cache:
-        _point_jax_cache(CacheStore(cache_dir).directory)
+    if jax_dir is not None:
+        _point_jax_cache(jax_dir)
     _STATE.options = options
     return True
 

@@ -1,7 +1,7 @@
 """What a run would use here, and what is wrong with it: the facts behind ``pymc-aot doctor``.
 
 Each check returns facts (label, value) and problems (one line each, saying how to fix it).
-The cache is opened read-only, so a diagnosis never changes it.
+The cache is opened as a run would open it (entries that fail verification are dropped, as a run drops them).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ...cache import CacheStore, EntryRecord, default_cache_dir
+from ...cache import CachePermissionError, CacheStore, EntryRecord, default_cache_dir
+from ...cache.permissions import check_database, check_directory, check_key_file
 from ...render import human_bytes
 from .catalog import fold
 
@@ -127,11 +128,11 @@ def cache(root: Path) -> tuple[list[tuple[str, str]], list[str]]:
     facts.append(("owner", f"{_user(info.st_uid)}, mode {stat.S_IMODE(info.st_mode):o}"))
     if problems:
         return facts, problems
-    key = Path(os.environ.get("PYMC_AOT_CACHE_KEY") or root / "secret.key")
-    if not key.exists():
+    read_only = os.environ.get("PYMC_AOT_CACHE_READONLY", "").lower() in ("1", "true", "yes")
+    if not read_only and not (root / "secret.key").exists():
         return [*facts, ("entries", "none (no key file yet)")], []
     try:
-        store = CacheStore(root, read_only=True, secret=key)
+        store = CacheStore(root)  # a shared cache: read-only with the operator's public key, from the environment
         records, used, limit = store.entries(), store.volume(), store.size_limit
         store.close()
     except Exception as exc:  # noqa: BLE001 - sqlite, OS and permission errors all mean "unreadable"
@@ -154,24 +155,20 @@ def _user(uid: int) -> str:
 
 
 def _permission_problems(root: Path) -> list[str]:
-    info, problems = root.stat(), []
-    mode = stat.S_IMODE(info.st_mode)
-    if mode & (stat.S_IWGRP | stat.S_IWOTH):
-        problems.append(
-            f"the cache root {root} is group- or world-writable (mode {mode:o}), so pymc-aot refuses "
-            f"it: chmod go-w {root}"
-        )
+    """What the store itself would refuse (the same checks, collected instead of raised)."""
     read_only = os.environ.get("PYMC_AOT_CACHE_READONLY", "").lower() in ("1", "true", "yes")
-    if hasattr(os, "getuid") and info.st_uid != os.getuid() and not read_only:
-        problems.append(
-            f"the cache root {root} belongs to uid {info.st_uid}, not to you (uid {os.getuid()}): "
-            "use your own PYMC_AOT_CACHE_DIR, or PYMC_AOT_CACHE_READONLY=1 with the operator's key"
-        )
-    key = root / "secret.key"
-    if key.exists() and stat.S_IMODE(key.stat().st_mode) & (stat.S_IRWXG | stat.S_IRWXO):
-        problems.append(
-            f"the cache key {key} is readable by others (mode {stat.S_IMODE(key.stat().st_mode):o}): chmod 600 {key}"
-        )
+    checks = [
+        lambda: check_directory(root, read_only=read_only),
+        lambda: check_database(root, read_only=read_only),
+    ]
+    if (root / "secret.key").exists():
+        checks.append(lambda: check_key_file(root / "secret.key", private=True))
+    problems = []
+    for check in checks:
+        try:
+            check()
+        except CachePermissionError as exc:
+            problems.append(str(exc))
     return problems
 
 
