@@ -23,9 +23,10 @@ from typing import Any
 import numpy as np
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant, Variable
-from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.op import Op
 from pytensor.tensor.variable import TensorVariable
+
+from .compat import LAZY_OP_ATTRIBUTES, is_inner_graph
 
 _SKIP_ATTRS = frozenset({"fn", "thunk", "destroy_map", "view_map", "mode", "profile"})
 
@@ -39,6 +40,7 @@ class GraphHasher:
 
     def __init__(self, inputs: tuple[Variable, ...] = ()) -> None:
         self._tokens: dict[int, int] = {}
+        self._constants: dict[tuple[Any, ...], int] = {}  # equal constants share one token
         self.records: list[tuple[Any, ...]] = []  # one per variable; a token is an index here
         self._keep: list[Any] = []  # keeps ids stable while hashing
         self._described: dict[int, Any] = {}
@@ -66,7 +68,7 @@ class GraphHasher:
                 continue
             node = v.owner
             if node is None:
-                self._set(v, self._leaf_token(v))
+                self._set_leaf(v, self._leaf_token(v))
                 continue
             pending = [i for i in node.inputs if id(i) not in self._tokens]
             if pending and not expanded:
@@ -78,6 +80,17 @@ class GraphHasher:
             for index, out in enumerate(node.outputs):
                 self._set(out, ("out", op, inputs, index, self.short(out.type), out.name))
         return self._tokens[id(var)]
+
+    def _set_leaf(self, v: Variable, record: tuple[Any, ...]) -> None:
+        # A constant's token is its content: whether two equal constants are one object
+        # depends on PyTensor 3's interning history, not on the model.
+        if record[0] == "const" and record in self._constants:
+            self._keep.append(v)
+            self._tokens[id(v)] = self._constants[record]
+            return
+        self._set(v, record)
+        if record[0] == "const":
+            self._constants[record] = self._tokens[id(v)]
 
     def _leaf_token(self, v: Variable) -> tuple[Any, ...]:
         if isinstance(v, Constant):
@@ -131,7 +144,7 @@ class GraphHasher:
             return ("array", _array_digest(obj))
         if isinstance(obj, Variable):
             return ("var", self.token(obj))
-        if isinstance(obj, FunctionGraph):
+        if is_inner_graph(obj):
             inner = GraphHasher(tuple(obj.inputs))
             outputs = tuple(inner.token(o) for o in obj.outputs)
             return ("fgraph", inner.digest(outputs))
@@ -167,7 +180,7 @@ class GraphHasher:
             return ("dataclass", cls, tuple((f.name, self.describe(getattr(obj, f.name))) for f in fields))
         attrs = getattr(obj, "__dict__", None)
         if attrs is not None:
-            kept = {k: v for k, v in attrs.items() if k not in _SKIP_ATTRS and "cache" not in k}
+            kept = {k: v for k, v in attrs.items() if k not in _SKIP_ATTRS | LAZY_OP_ATTRIBUTES and "cache" not in k}
             return ("object", cls, self.describe(kept))
         return ("repr", cls, repr(obj))
 
@@ -204,7 +217,7 @@ def _is_scan(op: Op) -> bool:
 
 
 def _has_inner_graph(obj: Any) -> bool:
-    return isinstance(getattr(obj, "fgraph", None), FunctionGraph)
+    return is_inner_graph(getattr(obj, "fgraph", None))
 
 
 def _array_digest(data: Any) -> str:

@@ -13,6 +13,11 @@ PyMC's ``sample_jax_nuts`` postprocesses in three module-level calls, which are 
 ``sample_jax_nuts`` (and its ``sample_numpyro_nuts`` / ``sample_blackjax_nuts`` partials)
 are wrapped only to know which model is being sampled and whether the user chose a
 ``postprocessing_vectorize``. ``disable()`` puts every original object back.
+
+PyMC 5.28 and 6.x have these seams with the same signatures (PyMC 6's ``_get_log_likelihood``
+goes through ``_postprocess_samples`` itself; it is replaced whole, so that does not matter).
+PyMC 6 changed only how ``pm.sample`` hands the driver options over (``nuts={...}``, lifted
+into ``sample_jax_nuts``'s keywords), so they reach the wrapper as keywords on both lines.
 """
 
 from __future__ import annotations
