@@ -241,8 +241,9 @@ class EntryMetadata:
 
     @property
     def device_peak(self) -> int:
-        """Predicted device peak of a run; a streamed run holds two batches' outputs at once."""
-        if self.stream_batch is None:
+        """Predicted device peak of a run; a streamed run of several batches holds two batches'
+        outputs at once (one computing, one being copied off)."""
+        if self.stream_batch is None or self.chains * self.draws <= self.stream_batch:
             return self.memory.peak
         return self.memory.peak + self.memory.output
 
