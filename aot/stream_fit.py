@@ -9,7 +9,7 @@ from ..cache.paths import human_bytes
 from .budget import DEFAULT_FRACTION, available_memory, exact_size
 from .request import TransformRequest
 
-STREAM_BATCH_BYTES = 64 * 1024**2
+STREAM_BATCH_BYTES = 16 * 1024**2
 """A streamed batch's outputs stay under this: bounded host buffers and Zarr chunks."""
 
 

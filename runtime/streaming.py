@@ -92,7 +92,8 @@ def run_loaded(
         outs = executable(*arguments)
         if sink is None:
             return dict(zip(names, outs, strict=True))
-        flat = [np.asarray(o).reshape((-1, *o.shape[2:])) for o in outs]
+        n = metadata.chains * metadata.draws
+        flat = [np.asarray(o).reshape((n, *o.shape[2:])) for o in outs]
         sink.write(0, flat)
         return sink.finish()
     sink = sink if sink is not None else HostArrays(names, metadata.result_shapes)
