@@ -365,11 +365,7 @@ def enable(
 
         out = str(check_target(out))
     options = Options(
-        cache_dir=cache_dir,
-        strategy=strategy,
-        batch_size=batch_size,
-        memory_budget=memory_budget,
-        jax_cache=jax_cache,
+        cache_dir=cache_dir, strategy=strategy, batch_size=batch_size, memory_budget=memory_budget, jax_cache=jax_cache,
         out=out,
     )
     if _STATE.options is None:

@@ -127,3 +127,13 @@ def test_next_batch_is_dispatched_before_the_previous_is_read():
     ]
     assert max(most_alive) == 2, "two batches in flight at most: the one computing and the one being copied"
     np.testing.assert_array_equal(sink.finish()["x"].ravel(), np.arange(10.0))
+
+
+def test_streamed_metadata_round_trips(built, cache_dir):
+    model = built["scalars"]
+    runtime.postprocess(model, draws_for(model), strategy="streamed(4)")
+    (record,) = CacheStore(cache_dir).entries()
+    meta = EntryMetadata.from_json(record.metadata)
+    assert record.metadata["stream"] == {"batch": 4, "device_peak": meta.device_peak, "host_bytes": meta.host_bytes}
+    assert EntryMetadata.from_json({**meta.to_json(), "executable_size": meta.executable_size}) == meta
+    assert meta.label == "streamed(4)" and meta.host_bytes == 2 * 7 * 8 * 2  # mu and sigma, 14 draws
