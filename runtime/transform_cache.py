@@ -10,6 +10,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -21,9 +22,12 @@ from ..aot.request import TransformRequest, make_request, value_signature
 from ..aot.resolve import resolve
 from ..aot.spec import OutputSpec
 from ..aot.strategies import AUTO, Strategy
+from ..aot.stream_fit import acceptable
 from ..cache import CacheStore
 from ..cache.entry import EntryMetadata
+from .streaming import run_loaded
 from .validate import check_full_shapes, check_samples, order_samples
+from .zarr_store import OutPath, ZarrWriter, check_target
 
 log = logging.getLogger("pymc_aot")
 
@@ -45,10 +49,11 @@ class LoadedTransform:
     def data_indices(self) -> tuple[int, ...]:
         return self.metadata.data_indices
 
-    def fits(self, budget: int | None) -> bool:
-        """False for an ``auto`` choice whose peak exceeds ``budget`` (chosen under a larger one)."""
+    def fits(self, request: TransformRequest) -> bool:
+        """False for an ``auto`` choice that does not hold for ``request``: made under a larger
+        budget, or for outputs going elsewhere (``out=`` or memory); see ``aot.stream_fit.acceptable``."""
         auto = self.metadata.auto
-        return budget is None or auto is None or auto.peak <= budget
+        return request.budget is None or auto is None or acceptable(auto, request)
 
 
 @dataclass
@@ -152,10 +157,10 @@ class TransformCache:
             self._memo.clear()
             _close_stores(self._stores)
 
-    def _recall(self, digest: str, budget: int | None) -> LoadedTransform | None:
+    def _recall(self, digest: str, request: TransformRequest) -> LoadedTransform | None:
         with self._lock:
             loaded = self._memo.get(digest)
-            if loaded is None or not loaded.fits(budget):
+            if loaded is None or not loaded.fits(request):
                 return None
             self._memo.move_to_end(digest)
             self.counters.memo_hits += 1
@@ -180,11 +185,11 @@ class TransformCache:
     def load(self, request: TransformRequest, store: CacheStore | None) -> LoadedTransform:
         """The executable for ``request``: from this process, the store, or a fresh compile."""
         digest = request.key.digest
-        loaded = self._recall(digest, request.budget)
+        loaded = self._recall(digest, request)
         if loaded is not None:
             return loaded
         with self._resolving.hold(digest):
-            loaded = self._recall(digest, request.budget)  # maybe somebody else compiled it for us
+            loaded = self._recall(digest, request)  # maybe somebody else compiled it for us
             if loaded is None:
                 loaded = self._remember(digest, self._load_entry(request, store))
         return loaded
@@ -230,8 +235,10 @@ class TransformCache:
         memory_budget: int | float | str | None = None,
         fingerprint: ModelFingerprint | None = None,
         spec: OutputSpec | None = None,
+        out: OutPath | None = None,
     ) -> dict[str, Any]:
         """Validate ``samples``, find or build the executable, run it (options as ``postprocess``)."""
+        target = check_target(out) if out is not None else None
         fp = fingerprint or fingerprint_model(model)
         static = [tuple(model.rvs_to_values[rv].type.shape) for rv in model.free_RVs]
         arrays, sig = check_samples(order_samples(samples, fp), fp, static)
@@ -247,6 +254,7 @@ class TransformCache:
             memory_budget=memory_budget,
             fingerprint=fp,
             spec=spec,
+            to_disk=target is not None,
         )
         store = self.store(cache) if use_cache else None
         if any(None in s for s in static) and not self.knows(request.key.digest, store):
@@ -255,7 +263,14 @@ class TransformCache:
         device = request.device
         args = [jax.device_put(a, device) for a in arrays]
         data = [jax.device_put(fp.data[i].get_value(borrow=True), device) for i in loaded.data_indices]
-        return dict(zip(loaded.output_names, loaded.executable(*args, *data), strict=True))
+        sink = _zarr_sink(target, loaded.metadata) if target is not None else None
+        return run_loaded(loaded.executable, loaded.metadata, [*args, *data], sink)
+
+
+def _zarr_sink(target: Path, meta: EntryMetadata) -> ZarrWriter:
+    info = {"outputs": list(meta.output_names), "strategy": meta.label, "digest": meta.digest}
+    batch = meta.stream_batch or meta.draws
+    return ZarrWriter(target, meta.kind, meta.output_names, meta.result_shapes, batch, info)
 
 
 def _executable(entry: TransformEntry, device: Any) -> Any:
