@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from .cache.entry import strategy_label as entry_label
 from .cache.paths import human_bytes
 
 __all__ = [
@@ -67,13 +68,11 @@ def shape(chains: int | None, draws: int | None) -> str:
 
 
 def strategy_label(key_parts: Mapping[str, Any], auto: Mapping[str, Any] | None = None) -> str:
-    """``batched(10)``, ``auto:batched(16)`` or the strategy's name, from stored key parts."""
+    """``batched(10)``, ``streamed(8)``, ``auto:batched(16)`` or the strategy's name, from stored key parts."""
     name = key_parts.get("strategy")
-    if name == "batched":
-        return f"batched({key_parts.get('batch_size')})"
     if name == "auto" and auto:
         return f"auto:{auto['chosen']}"
-    return str(name)
+    return entry_label(str(name), key_parts.get("batch_size"))
 
 
 @dataclass(frozen=True)
