@@ -1,0 +1,112 @@
+"""Which code the fingerprint may trust by name: code shipped in a package whose version is in the key.
+
+Everything else is *user code* and is described deeply (see ``aot.usercode``). A class or
+function counts as versioned only if it really lives in such a package: a class must be
+reachable under its module and qualified name (classes made on the fly, as PyMC's
+``CustomDist`` makes one per variable, are not), a function's code must come from a file
+inside the package's directory.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import weakref
+from typing import Any
+
+VERSIONED_PACKAGES: tuple[str, ...] = ("pytensor", "pymc", "jax", "jaxlib", "numpy", "scipy", "pymc_aot")
+"""Top-level packages whose versions (or, for pymc_aot, source digest) are in the key."""
+
+# Lazily filled state that versioned classes keep in instances, by the class that writes
+# it. None of it changes what a node computes; all of it changes after gradients are taken.
+VERSIONED_CACHES: dict[tuple[str, str], frozenset[str]] = {
+    ("pytensor.compile.builders", "OpFromGraph"): frozenset(
+        {"_lop_op_cache", "_rop_op_cache", "_connection_pattern", "_fn"}
+    ),
+}
+
+_STDLIB_DIRS = tuple(
+    os.path.realpath(p) + os.sep for p in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]}
+)
+_class_memo: weakref.WeakKeyDictionary[type, bool] = weakref.WeakKeyDictionary()
+_file_memo: dict[str, bool] = {}
+
+
+def top_package(module: str | None) -> str:
+    return (module or "").partition(".")[0]
+
+
+def is_versioned_module(name: str | None) -> bool:
+    """A module of a versioned package, of the standard library (Python's version is in the key) or builtins."""
+    top = top_package(name)
+    return top in VERSIONED_PACKAGES or top in sys.stdlib_module_names or top == "builtins"
+
+
+def _package_dirs(top: str) -> tuple[str, ...]:
+    # pymc_aot's subpackages live in folders of their own (see pyproject's package-dir)
+    names = (top, *(f"{top}.{sub}" for sub in ("aot", "cache", "runtime"))) if top == "pymc_aot" else (top,)
+    paths = [p for name in names for p in getattr(sys.modules.get(name), "__path__", None) or []]
+    return tuple(os.path.realpath(p) + os.sep for p in paths)
+
+
+def is_versioned_file(filename: str, module: str | None) -> bool:
+    """Whether code compiled from ``filename`` ships in ``module``'s (versioned) package."""
+    if not is_versioned_module(module):
+        return False
+    key = f"{top_package(module)}\0{filename}"
+    found = _file_memo.get(key)
+    if found is None:
+        path = os.path.realpath(filename)
+        top = top_package(module)
+        dirs = _STDLIB_DIRS if top in sys.stdlib_module_names else _package_dirs(top)
+        found = any(path.startswith(d) for d in dirs)
+        _file_memo[key] = found
+    return found
+
+
+def is_versioned_function(fn: Any) -> bool:
+    """A Python function whose code is in a versioned package's files."""
+    code = getattr(fn, "__code__", None)
+    return code is not None and is_versioned_file(code.co_filename, getattr(fn, "__module__", None))
+
+
+def is_versioned_class(cls: type) -> bool:
+    """A class defined (statically, reachable by name) in a versioned module."""
+    try:
+        return _class_memo[cls]
+    except (KeyError, TypeError):
+        pass
+    found = is_versioned_module(cls.__module__) and _resolve(cls.__module__, cls.__qualname__) is cls
+    try:
+        _class_memo[cls] = found
+    except TypeError:
+        pass
+    return found
+
+
+def resolves_to(obj: Any) -> bool:
+    """Whether ``obj`` is what its ``__module__`` and ``__qualname__`` name (builtins, ufuncs)."""
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if not isinstance(module, str) or not isinstance(qualname, str):
+        return False
+    return _resolve(module, qualname) is obj
+
+
+def _resolve(module: str, qualname: str) -> Any:
+    obj: Any = sys.modules.get(module)
+    for part in qualname.split("."):
+        if obj is None or part == "<locals>":
+            return None
+        obj = getattr(obj, part, None)
+    return obj
+
+
+def versioned_caches(cls: type) -> frozenset[str]:
+    """Instance attributes of ``cls`` that versioned base classes fill lazily (see ``VERSIONED_CACHES``)."""
+    out: frozenset[str] = frozenset()
+    for base in cls.__mro__:
+        extra = VERSIONED_CACHES.get((base.__module__, base.__qualname__))
+        if extra and is_versioned_class(base):
+            out |= extra
+    return out
