@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import sys
@@ -11,6 +12,13 @@ from typing import Any
 
 class ModelRefError(Exception):
     """The reference cannot be turned into a model; the message is one line for the user."""
+
+
+def user_module_name(path: Path) -> str:
+    """The module name a model file is imported under: the same in every process (``hash()`` of a
+    string is salted per process), so functions defined there describe the same way each run."""
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+    return f"_pymc_aot_user_{digest}"
 
 
 def load_model(ref: str) -> Any:
@@ -27,7 +35,7 @@ def load_model(ref: str) -> Any:
         path = Path(target)
         if not path.is_file():
             raise ModelRefError(f"model file not found: {path}")
-        module_name = f"_pymc_aot_user_{abs(hash(str(path.resolve())))}"
+        module_name = user_module_name(path)
         spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None:
             raise ModelRefError(f"cannot import {path} as a Python file")
