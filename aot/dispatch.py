@@ -15,6 +15,7 @@ them out keeps the description the same whether or not the registry was imported
 
 from __future__ import annotations
 
+import abc
 import functools
 import sys
 from collections.abc import Callable
@@ -39,12 +40,37 @@ def _registry(module: str, name: str) -> Any:
     return found if hasattr(found, "dispatch") and hasattr(found, "registry") else None
 
 
+_PRIMITIVE = (type(None), bool, int, float, str, bytes)
+
+
 def _binds_nothing(fn: Any) -> bool:
-    return not (fn.__closure__ or fn.__defaults__ or fn.__kwdefaults__ or getattr(fn, "__dict__", None))
+    """No closure, no function attributes, defaults only plain values."""
+    defaults = (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values())
+    return not (fn.__closure__ or getattr(fn, "__dict__", None)) and all(type(d) in _PRIMITIVE for d in defaults)
 
 
 def _plainly_versioned(fn: Any) -> bool:
     return is_versioned_function(fn) and _binds_nothing(fn)
+
+
+_bound_types: dict[int, tuple[Any, int, frozenset[type], tuple[type, ...]]] = {}
+
+
+def _types_bound_to_user_code(registry: Any) -> tuple[frozenset[type], tuple[type, ...]]:
+    """The types registered with a function that is not plainly versioned, and those of them that
+    are ABCs (singledispatch also matches virtual subclasses). Rescanned when registrations change."""
+    entries = registry.registry
+    cached = _bound_types.get(id(registry))
+    if cached is not None and cached[0] is registry and cached[1] == len(entries):
+        return cached[2], cached[3]
+    bound = frozenset(t for t, fn in entries.items() if not _plainly_versioned(_unwrap(fn)))
+    abcs = tuple(t for t in bound if isinstance(t, abc.ABCMeta))
+    _bound_types[id(registry)] = (registry, len(entries), bound, abcs)
+    return bound, abcs
+
+
+def _may_resolve_to_bound(op_type: type, bound: frozenset[type], abcs: tuple[type, ...]) -> bool:
+    return not bound.isdisjoint(op_type.__mro__) or any(issubclass(op_type, t) for t in abcs)
 
 
 def registrations(op_type: type) -> tuple[tuple[str, Callable[..., Any]], ...]:
@@ -55,6 +81,8 @@ def registrations(op_type: type) -> tuple[tuple[str, Callable[..., Any]], ...]:
         registry = _registry(module, name)
         if registry is None:
             continue
+        if not _may_resolve_to_bound(op_type, *_types_bound_to_user_code(registry)):
+            continue  # dispatch can only resolve to a plainly versioned function
         fn = registry.dispatch(op_type)
         if fn is None or _plainly_versioned(_unwrap(fn)):
             continue

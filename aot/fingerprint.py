@@ -22,10 +22,12 @@ import numpy as np
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.op import HasInnerGraph
 from pytensor.tensor.variable import TensorVariable
 
 from .describe import Describer, DescribeState, short_hash
 from .instances import has_inner_graph
+from .rewrites import user_rewrites
 from .trust import is_versioned_class
 
 
@@ -90,14 +92,7 @@ class GraphHasher(Describer):
         token = self._short_by_id.get(id(obj))
         if token is not None:
             return token
-        memo_key: Any = id(obj)
-        cls = type(obj)
-        if getattr(cls, "__props__", None) is not None and is_versioned_class(cls) and not has_inner_graph(obj):
-            # versioned ops and types with __props__ are equal exactly when their props are equal
-            try:
-                memo_key = (cls, hash(obj), obj)
-            except TypeError:
-                pass
+        memo_key = _props_memo_key(obj)
         token = self._short.get(memo_key)
         if token is None:
             token = short_hash(self.describe(obj))
@@ -114,6 +109,39 @@ class GraphHasher(Describer):
             outputs = tuple(inner.token(o) for o in obj.outputs)
             return ("fgraph", inner.digest(outputs))
         return None
+
+
+_PLAIN = (type(None), bool, int, float, str, bytes, np.dtype)
+
+
+def _plain_key(value: Any) -> Any:
+    """``value`` itself if it is plain data (compared by value), else its identity."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return (kind, value)
+    if kind is tuple and all(x is None or type(x) is int for x in value):  # shapes, axes
+        return value
+    if type(value) is tuple or type(value).__name__ == "frozendict":
+        items = value.items() if hasattr(value, "items") else value
+        return (type(value).__name__, tuple(_plain_key(v) for v in items))
+    return ("id", id(value))
+
+
+_memo_props: dict[type, tuple[tuple[str, ...] | None, bool]] = {}
+
+
+def _props_memo_key(obj: Any) -> Any:
+    """Memo key of ``obj``'s description: its class and props for versioned ops and types (which
+    recur at many nodes as distinct but equal instances), with any non-plain prop by identity."""
+    cls = type(obj)
+    found = _memo_props.get(cls)
+    if found is None:
+        props = getattr(cls, "__props__", None) if is_versioned_class(cls) else None
+        found = _memo_props[cls] = (props, issubclass(cls, HasInnerGraph))
+    props, may_have_inner_graph = found
+    if props is None or (may_have_inner_graph and has_inner_graph(obj)):
+        return id(obj)
+    return (cls, tuple(_plain_key(getattr(obj, p, None)) for p in props))
 
 
 @dataclass(frozen=True)
@@ -163,6 +191,9 @@ def fingerprint_model(model: Any) -> ModelFingerprint:
     for det in model.deterministics:
         state.where = f"deterministic {det.name!r}"
         parts.append(("deterministic", det.name, hasher.token(det)))
+    state.where = "graph rewrites registered by user code"
+    for db, name, rewriter in user_rewrites():
+        parts.append(("rewrite", db, name, hasher.labelled(f"{name!r} in {db}", rewriter)))
     values = [model.rvs_to_values[rv] for rv in model.free_RVs]
     return ModelFingerprint(
         model_hash=hasher.digest("model", tuple(parts)),

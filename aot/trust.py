@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
-import weakref
 from typing import Any
 
 VERSIONED_PACKAGES: tuple[str, ...] = ("pytensor", "pymc", "jax", "jaxlib", "numpy", "scipy", "pymc_aot")
@@ -29,7 +28,8 @@ VERSIONED_CACHES: dict[tuple[str, str], frozenset[str]] = {
 _STDLIB_DIRS = tuple(
     os.path.realpath(p) + os.sep for p in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]}
 )
-_class_memo: weakref.WeakKeyDictionary[type, bool] = weakref.WeakKeyDictionary()
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: classes made at run time (class statements, type())
+_class_memo: dict[type, bool] = {}  # keeps classes alive; models make few on the fly
 _file_memo: dict[str, bool] = {}
 
 
@@ -73,15 +73,12 @@ def is_versioned_function(fn: Any) -> bool:
 
 def is_versioned_class(cls: type) -> bool:
     """A class defined (statically, reachable by name) in a versioned module."""
-    try:
-        return _class_memo[cls]
-    except (KeyError, TypeError):
-        pass
-    found = is_versioned_module(cls.__module__) and _resolve(cls.__module__, cls.__qualname__) is cls
-    try:
+    found = _class_memo.get(cls)
+    if found is None:
+        found = is_versioned_module(cls.__module__) and (
+            _resolve(cls.__module__, cls.__qualname__) is cls or not cls.__flags__ & _HEAPTYPE  # static C types
+        )
         _class_memo[cls] = found
-    except TypeError:
-        pass
     return found
 
 

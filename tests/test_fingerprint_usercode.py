@@ -166,3 +166,38 @@ def test_builtins_and_numpy_callables_are_named():
         _, reasons = _describe(fn)
         assert not reasons, (fn, reasons)
     assert not _same(np.random.default_rng(0), np.random.default_rng(1))
+
+
+_REWRITE_CHILD = """
+import pytensor.tensor as pt
+from pytensor.graph.rewriting.basic import node_rewriter
+from pytensor.tensor.rewriting.basic import register_canonicalize
+from zoo import scalars
+from pymc_aot.aot.fingerprint import fingerprint_model
+
+before = fingerprint_model(scalars())
+
+@register_canonicalize
+@node_rewriter([pt.exp])
+def {name}(fgraph, node):
+    return [pt.exp(node.inputs[0]) * {factor}]
+
+after = fingerprint_model(scalars())
+print(before.model_hash, after.model_hash, after.exact, after.reasons)
+"""
+
+
+def test_a_rewrite_registered_by_user_code_is_part_of_every_key():
+    # a registered rewrite stays for the whole process: run it in a child
+    import subprocess
+
+    def run(factor: str) -> list[str]:
+        code = _REWRITE_CHILD.replace("{name}", "scale_exp").replace("{factor}", factor)
+        env = {**__import__("os").environ, "PYTHONPATH": str(Path(__file__).parent)}
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.split()
+
+    two, three = run("2.0"), run("3.0")
+    assert two[0] == three[0], "the same model before any rewrite is registered"
+    assert two[1] != two[0] and three[1] != two[1] and two[2] == "True"
