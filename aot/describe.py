@@ -22,7 +22,7 @@ from pytensor.graph.op import Op
 
 from . import instances, usercode
 from .dispatch import registrations
-from .trust import is_versioned_class, is_versioned_module, resolves_to, versioned_caches
+from .trust import is_a, is_versioned_class, is_versioned_module, resolves_to, versioned_caches
 
 _PRIMITIVES = (type(None), bool, int, float, complex, str, bytes)
 _SEQUENCES = (list, tuple)
@@ -80,6 +80,8 @@ class Describer:
             out = self._describe(obj)
         except RecursionError:
             out = self.unsure(obj, "nested too deeply to describe")
+        except Exception as exc:  # noqa: BLE001 - a describer failure must never fail the user's run
+            out = self.unsure(obj, f"describing it raised {type(exc).__name__}: {exc}"[:200])
         self._described[key] = out
         return out
 
@@ -134,7 +136,7 @@ class Describer:
         if isinstance(obj, (types.BuiltinMethodType, types.MethodWrapperType)):
             return ("bound-builtin", self.describe(obj.__self__), obj.__name__)
         described = self._describe_instance(obj)
-        if isinstance(obj, Op):
+        if is_a(obj, Op):
             dispatch = tuple(
                 (name, self.labelled(f"{name} registration for {kind.__qualname__}", fn))
                 for name, fn in registrations(kind)

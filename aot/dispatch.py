@@ -64,9 +64,20 @@ def _types_bound_to_user_code(registry: Any) -> tuple[frozenset[type], tuple[typ
     if cached is not None and cached[0] is registry and cached[1] == len(entries):
         return cached[2], cached[3]
     bound = frozenset(t for t, fn in entries.items() if not _plainly_versioned(_unwrap(fn)))
-    abcs = tuple(t for t in bound if isinstance(t, abc.ABCMeta))
+    abcs = tuple(t for t in bound if _has_virtual_subclasses(t))
     _bound_types[id(registry)] = (registry, len(entries), bound, abcs)
     return bound, abcs
+
+
+def _has_virtual_subclasses(cls: type) -> bool:
+    """Whether ``issubclass`` can hold for ``cls`` beyond the MRO: an ABC with registered virtual
+    subclasses or a ``__subclasshook__``. (PyTensor's ops are all ABCs, almost none of them virtual.)"""
+    if not isinstance(cls, abc.ABCMeta):
+        return False
+    if any("__subclasshook__" in vars(c) for c in cls.__mro__ if c is not object):
+        return True
+    dump = getattr(abc, "_get_dump", None)
+    return dump is None or bool(dump(cls)[0])
 
 
 def _may_resolve_to_bound(op_type: type, bound: frozenset[type], abcs: tuple[type, ...]) -> bool:

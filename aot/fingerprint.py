@@ -28,7 +28,7 @@ from pytensor.tensor.variable import TensorVariable
 from .describe import Describer, DescribeState, short_hash
 from .instances import has_inner_graph
 from .rewrites import user_rewrites
-from .trust import is_versioned_class
+from .trust import is_a, is_versioned_class
 
 
 class GraphHasher(Describer):
@@ -76,10 +76,10 @@ class GraphHasher(Describer):
         return self._tokens[id(var)]
 
     def _leaf_token(self, v: Variable) -> tuple[Any, ...]:
-        if isinstance(v, Constant):
+        if is_a(v, Constant):
             return ("const", self.short(v.type), self.describe(v.data))
-        if isinstance(v, SharedVariable):
-            if isinstance(v, TensorVariable):
+        if is_a(v, SharedVariable):
+            if is_a(v, TensorVariable):
                 position = len(self.shared)
                 self.shared.append(v)
                 return ("data", position, self.short(v.type), v.name)
@@ -102,28 +102,29 @@ class GraphHasher(Describer):
         return token
 
     def describe_graph_object(self, obj: Any) -> Any | None:
-        if isinstance(obj, Variable):
+        if is_a(obj, Variable):
             return ("var", self.token(obj))
-        if isinstance(obj, FunctionGraph):
+        if is_a(obj, FunctionGraph):
             inner = GraphHasher(tuple(obj.inputs), self.state)
             outputs = tuple(inner.token(o) for o in obj.outputs)
             return ("fgraph", inner.digest(outputs))
         return None
 
 
-_PLAIN = (type(None), bool, int, float, str, bytes, np.dtype)
+_PLAIN = frozenset({type(None), bool, int, float, str, bytes, np.dtype})
 
 
 def _plain_key(value: Any) -> Any:
-    """``value`` itself if it is plain data (compared by value), else its identity."""
+    """``value`` with its type if it is plain data (compared by value), else its identity."""
     kind = type(value)
     if kind in _PLAIN:
         return (kind, value)
-    if kind is tuple and all(x is None or type(x) is int for x in value):  # shapes, axes
-        return value
-    if type(value) is tuple or type(value).__name__ == "frozendict":
-        items = value.items() if hasattr(value, "items") else value
-        return (type(value).__name__, tuple(_plain_key(v) for v in items))
+    if kind is tuple:
+        if all(x is None or type(x) is int for x in value):  # shapes, axes
+            return value
+        return ("tuple", tuple(_plain_key(v) for v in value))
+    if kind.__name__ == "frozendict":
+        return ("frozendict", tuple(_plain_key(v) for v in value.items()))
     return ("id", id(value))
 
 
@@ -137,11 +138,14 @@ def _props_memo_key(obj: Any) -> Any:
     found = _memo_props.get(cls)
     if found is None:
         props = getattr(cls, "__props__", None) if is_versioned_class(cls) else None
-        found = _memo_props[cls] = (props, issubclass(cls, HasInnerGraph))
+        found = _memo_props[cls] = (props, HasInnerGraph in cls.__mro__)
     props, may_have_inner_graph = found
     if props is None or (may_have_inner_graph and has_inner_graph(obj)):
         return id(obj)
-    return (cls, tuple(_plain_key(getattr(obj, p, None)) for p in props))
+    key: list[Any] = [cls]
+    for name in props:
+        key.append(_plain_key(getattr(obj, name, None)))
+    return tuple(key)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copyreg
 import dataclasses
 import sys
 from typing import TYPE_CHECKING, Any
@@ -9,20 +10,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pytensor.graph.fg import FunctionGraph
 
-from .trust import is_versioned_class, is_versioned_module
+from .trust import is_a, is_versioned_class, is_versioned_module
 
 if TYPE_CHECKING:
     from .describe import Describer
 
 
 def has_inner_graph(obj: Any) -> bool:
-    return isinstance(getattr(obj, "fgraph", None), FunctionGraph)
+    return is_a(getattr(obj, "fgraph", None), FunctionGraph)
 
 
 def _is_scan(obj: Any) -> bool:
-    from pytensor.scan.op import Scan
-
-    return isinstance(obj, Scan)
+    scan = sys.modules.get("pytensor.scan.op")  # never imported here: a model without Scan needs none
+    return scan is not None and is_a(obj, scan.Scan)
 
 
 def declared_parameters(d: Describer, obj: Any) -> Any | None:
@@ -96,7 +96,8 @@ def describe_by_reduce(d: Describer, obj: Any) -> Any:
     if not is_versioned_class(type(obj)):
         return d.unsure(obj, "a compiled object whose code and state cannot be read")
     try:
-        reduced = obj.__reduce_ex__(4)
+        reducer = copyreg.dispatch_table.get(type(obj))  # as pickle does: re.Pattern registers here
+        reduced = reducer(obj) if reducer is not None else obj.__reduce_ex__(4)
     except Exception:  # noqa: BLE001 - anything unpicklable is described as unsure
         return d.unsure(obj, "has no state visible to Python and cannot be pickled")
     if isinstance(reduced, str):

@@ -48,11 +48,22 @@ def _holds_user_code(obj: Any, depth: int = 0) -> bool:
         return any(_holds_user_code(x, depth + 1) for x in obj)
     if isinstance(obj, dict):
         return any(_holds_user_code(x, depth + 1) for x in obj.values())
-    if not is_versioned_class(type(obj)):
-        return callable(obj) or isinstance(obj, Rewriter)
-    if not isinstance(obj, Rewriter):
+    cls = type(obj)
+    if not is_versioned_class(cls):
+        return callable(obj) or _is_rewriter(cls)
+    if not _is_rewriter(cls):
         return False  # versioned data: ops in patterns, tracked types
     return any(_holds_user_code(v, depth + 1) for v in vars(obj).values())
+
+
+_rewriter_classes: dict[type, bool] = {}
+
+
+def _is_rewriter(cls: type) -> bool:
+    found = _rewriter_classes.get(cls)
+    if found is None:
+        found = _rewriter_classes[cls] = Rewriter in cls.__mro__  # issubclass on this ABC walks every subclass
+    return found
 
 
 def _filled(cell: Any) -> bool:

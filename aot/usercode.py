@@ -159,11 +159,21 @@ def _globals(d: Describer, fn: types.FunctionType, reads: CodeReads) -> tuple[An
     return tuple(out)
 
 
+def _versioned_singletons() -> dict[int, str]:
+    """Module-level objects of versioned packages that user code reads attributes of, by identity."""
+    import pytensor
+
+    return {id(pytensor.config): "pytensor.config"}
+
+
 def _global_value(d: Describer, name: str, value: Any, attrs: frozenset[str]) -> Any:
     d.state.path.append(f"global {name!r}")
     try:
         if isinstance(value, types.ModuleType):
             return describe_module(d, value, attrs)
+        singleton = _versioned_singletons().get(id(value))
+        if singleton is not None:
+            return ("singleton", singleton, _plain_attributes(value, attrs))
         return d.describe(value)
     finally:
         d.state.path.pop()
