@@ -53,19 +53,20 @@ def _plainly_versioned(fn: Any) -> bool:
     return is_versioned_function(fn) and _binds_nothing(fn)
 
 
-_bound_types: dict[int, tuple[Any, int, frozenset[type], tuple[type, ...]]] = {}
+_bound_types: dict[int, tuple[Any, tuple[int, ...], frozenset[type], tuple[type, ...]]] = {}
 
 
 def _types_bound_to_user_code(registry: Any) -> tuple[frozenset[type], tuple[type, ...]]:
     """The types registered with a function that is not plainly versioned, and those of them that
     are ABCs (singledispatch also matches virtual subclasses). Rescanned when registrations change."""
     entries = registry.registry
+    functions = tuple(map(id, entries.values()))  # registering again for a type replaces its function
     cached = _bound_types.get(id(registry))
-    if cached is not None and cached[0] is registry and cached[1] == len(entries):
+    if cached is not None and cached[0] is registry and cached[1] == functions:
         return cached[2], cached[3]
     bound = frozenset(t for t, fn in entries.items() if not _plainly_versioned(_unwrap(fn)))
     abcs = tuple(t for t in bound if _has_virtual_subclasses(t))
-    _bound_types[id(registry)] = (registry, len(entries), bound, abcs)
+    _bound_types[id(registry)] = (registry, functions, bound, abcs)
     return bound, abcs
 
 

@@ -6,7 +6,7 @@ there can change what a transform computes without changing the model's graph, s
 rewriter whose code is not versioned is part of every model's description.
 
 Each registered object is checked once per process (objects stay registered); a walk over
-the databases (about 2,000 objects, well under a millisecond) finds new ones.
+the databases (about 2,000 objects, under a millisecond) finds new or replaced ones.
 """
 
 from __future__ import annotations
@@ -78,24 +78,12 @@ def _is_database(obj: Any) -> bool:
     return isinstance(getattr(obj, "__db__", None), dict)
 
 
-_last: list[Any] = [(), ()]  # [((database, number of names) walked), result]
-
-
 def user_rewrites() -> tuple[tuple[str, str, Any], ...]:
     """``(database, name, rewriter)`` for every registered rewriter holding user code, sorted.
 
-    Registering adds a name to a database, so the last result stands while every database
-    walked last time still has as many names."""
-    walked, result = _last
-    if walked and all(len(db.__db__) == n for db, n in walked):
-        return result
-    _last[:] = _walk()
-    return _last[1]
-
-
-def _walk() -> tuple[tuple[tuple[Any, int], ...], tuple[tuple[str, str, Any], ...]]:
+    The databases are walked on every call (a rewriter can be replaced under its name); each
+    object is checked once."""
     found: dict[tuple[str, str], Any] = {}
-    walked: list[tuple[Any, int]] = []
     seen: set[int] = set()
     stack = [(name, getattr(sys.modules.get(module), name, None)) for module, name in ROOTS]
     while stack:
@@ -103,7 +91,6 @@ def _walk() -> tuple[tuple[tuple[Any, int], ...], tuple[tuple[str, str, Any], ..
         if db is None or id(db) in seen or not _is_database(db):
             continue
         seen.add(id(db))
-        walked.append((db, len(db.__db__)))
         for key in getattr(db, "_names", None) or db.__db__:
             for obj in db.__db__.get(key, ()):
                 if _is_database(obj):
@@ -115,4 +102,4 @@ def _walk() -> tuple[tuple[tuple[Any, int], ...], tuple[tuple[str, str, Any], ..
                     _verdicts[id(obj)] = verdict
                 if verdict[1]:
                     found[(where, str(getattr(obj, "name", None) or key))] = obj
-    return tuple(walked), tuple((db, name, obj) for (db, name), obj in sorted(found.items()))
+    return tuple((db, name, obj) for (db, name), obj in sorted(found.items()))

@@ -32,9 +32,16 @@ _ATTR_OPS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR", "IMPORT_FR
 _CLASS_NOISE = frozenset({"__dict__", "__weakref__", "__module__", "__qualname__", "__doc__", "__firstlineno__"})
 
 
+_DYNAMIC_LOOKUPS = frozenset({"eval", "exec", "compile", "globals", "locals", "vars", "__import__", "import_module"})
+"""Callables that look names up from strings computed at run time: no static read set exists."""
+
+
 @dataclass(frozen=True)
 class CodeReads:
-    """Names a code object (and the code nested in it) reads as globals, attributes and imports."""
+    """Names a code object (and the code nested in it) reads as globals, attributes and imports.
+
+    String constants that are identifiers count as both (``getattr(helper, "UPPER")``,
+    ``globals()["SCALE"]``); names built at run time cannot be seen, see ``_DYNAMIC_LOOKUPS``."""
 
     globals: frozenset[str]
     attrs: frozenset[str]
@@ -59,6 +66,9 @@ def code_reads(code: types.CodeType) -> CodeReads:
             names |= inner.globals
             attrs |= inner.attrs
             imports |= inner.imports
+        elif isinstance(const, str) and const.isidentifier():
+            names.add(const)
+            attrs.add(const)
     # "import a.b" reads attribute b of a; "from a import b" is IMPORT_FROM above
     attrs |= {part for name in imports for part in name.split(".")[1:]}
     return CodeReads(frozenset(names), frozenset(attrs), frozenset(imports))
@@ -137,6 +147,9 @@ def describe_function(d: Describer, fn: types.FunctionType) -> Any:
 
 
 def _globals(d: Describer, fn: types.FunctionType, reads: CodeReads) -> tuple[Any, ...]:
+    dynamic = sorted(_DYNAMIC_LOOKUPS & (reads.globals | reads.attrs))
+    if dynamic:
+        return (d.unsure(fn, f"looks names up at run time ({', '.join(dynamic)})"),)
     out = []
     namespace = fn.__globals__
     fn_builtins = getattr(fn, "__builtins__", builtins.__dict__)

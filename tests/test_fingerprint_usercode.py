@@ -201,3 +201,33 @@ def test_a_rewrite_registered_by_user_code_is_part_of_every_key():
     two, three = run("2.0"), run("3.0")
     assert two[0] == three[0], "the same model before any rewrite is registered"
     assert two[1] != two[0] and three[1] != two[1] and two[2] == "True"
+
+
+def test_names_read_through_strings_count_and_run_time_lookups_are_refused():
+    helper = types.ModuleType("helper_strings")
+    helper.UPPER = 1.0
+    f = _exec("def f(x):\n    return getattr(helper, 'UPPER')", namespace={"helper": helper})
+    before, reasons = _describe(f)
+    helper.UPPER = 2.0
+    assert not reasons and _describe(f)[0] != before
+    g = _exec("def f(x):\n    return globals()['SCALE']", namespace={"SCALE": 1.0})
+    _, reasons = _describe(g)
+    assert reasons and "looks names up at run time (globals)" in reasons[0]
+
+
+def test_zoo_descriptions_do_not_depend_on_whether_the_jax_backend_is_imported():
+    # PyTensor's JAX dispatch is imported lazily on a cache hit; registrations found there must
+    # add nothing for models without user code, or a hit would key differently from its compile
+    from pytensor.graph.traversal import ancestors
+
+    from pymc_aot.aot.dispatch import registrations
+
+    lazy = {"jax_funcify", "jax_funcify_scalar_op_via_py_operators"}
+    for name, build in ZOO.items():
+        model = build()
+        outputs = [*model.free_RVs, *model.observed_RVs, *model.deterministics]
+        for var in ancestors(outputs):
+            for op in (getattr(var.owner, "op", None), getattr(getattr(var.owner, "op", None), "scalar_op", None)):
+                if op is not None:
+                    found = {registry for registry, _ in registrations(type(op))}
+                    assert not found & lazy, (name, type(op), found)
