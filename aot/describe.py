@@ -124,7 +124,10 @@ class Describer:
         if isinstance(obj, type):
             return usercode.describe_class(self, obj)
         if isinstance(obj, types.ModuleType):
-            return usercode.describe_module(self, obj, frozenset())
+            if is_versioned_module(obj.__name__):
+                return ("module", obj.__name__)
+            # held as a value (not read by a function): which attributes get read is unknown
+            return self.unsure(obj, f"holds the user module {obj.__name__}")
         if isinstance(obj, (types.FunctionType, types.MethodType, functools.partial)):
             return usercode.describe_callable(self, obj)
         if isinstance(obj, (staticmethod, classmethod)):

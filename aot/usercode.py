@@ -116,12 +116,21 @@ def _fn_dict(d: Describer, fn: Any) -> Any:
 
 
 def _bound(d: Describer, fn: types.FunctionType) -> tuple[Any, ...]:
-    cells = fn.__closure__ or ()
+    """Closure, defaults and attributes; a module among them is what ``fn``'s code reads of it."""
+    attrs = code_reads(fn.__code__).attrs
+
+    def value(label: str, obj: Any) -> Any:
+        if isinstance(obj, types.ModuleType):
+            return describe_module(d, obj, attrs)
+        return d.labelled(label, obj)
+
     closure = tuple(
-        (name, d.labelled(f"closure variable {name!r}", _cell(cell)))
-        for name, cell in zip(fn.__code__.co_freevars, cells, strict=True)
+        (name, value(f"closure variable {name!r}", _cell(cell)))
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True)
     )
-    return (closure, d.describe(fn.__defaults__), d.describe(fn.__kwdefaults__), _fn_dict(d, fn))
+    defaults = tuple(value("a default", v) for v in fn.__defaults__ or ())
+    kwdefaults = tuple((k, value(f"default of {k!r}", v)) for k, v in sorted((fn.__kwdefaults__ or {}).items()))
+    return (closure, defaults, kwdefaults, _fn_dict(d, fn))
 
 
 _EMPTY_CELL = ("empty-cell",)
@@ -153,6 +162,8 @@ def _globals(d: Describer, fn: types.FunctionType, reads: CodeReads) -> tuple[An
     out = []
     namespace = fn.__globals__
     fn_builtins = getattr(fn, "__builtins__", builtins.__dict__)
+    if isinstance(fn_builtins, types.ModuleType):
+        fn_builtins = vars(fn_builtins)
     for name in sorted(reads.globals):
         if name in namespace:
             out.append((name, _global_value(d, name, namespace[name], reads.attrs)))

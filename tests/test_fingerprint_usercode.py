@@ -231,3 +231,21 @@ def test_zoo_descriptions_do_not_depend_on_whether_the_jax_backend_is_imported()
                 if op is not None:
                     found = {registry for registry, _ in registrations(type(op))}
                     assert not found & lazy, (name, type(op), found)
+
+
+def test_a_module_in_a_closure_or_default_is_what_the_function_reads_of_it():
+    helper = types.ModuleType("helper_closure")
+    helper.UPPER = 1.0
+
+    def make(mod):
+        def f(x, m=mod):
+            return mod.UPPER + m.UPPER
+
+        return f
+
+    f = make(helper)
+    before, reasons = _describe(f)
+    helper.UPPER = 2.0
+    assert not reasons and _describe(f)[0] != before
+    _, reasons = _describe(types.SimpleNamespace(backend=helper))
+    assert reasons and "holds the user module helper_closure" in reasons[0]
