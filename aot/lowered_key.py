@@ -21,17 +21,22 @@ from .key import Signature
 from .spec import OutputSpec
 
 
-def lowered_model_hash(model: Any, spec: OutputSpec, values: Signature, fingerprint: ModelFingerprint) -> str:
+def lowered_model_hash(
+    model: Any, spec: OutputSpec, values: Signature, fingerprint: ModelFingerprint, device: Any = None
+) -> str:
     """SHA-256 of the StableHLO text of ``spec``'s per-draw transform for one draw of ``values``
-    (``(chains, draws, *shape)`` signatures) and the model's current data shapes."""
+    (``(chains, draws, *shape)`` signatures) and the model's current data shapes, lowered for
+    ``device`` (default: JAX's default device)."""
     import jax
 
     from .graph import build_transform
 
     graph = build_transform(model, spec, fingerprint)
     data = fingerprint.data_signature()
-    args = [jax.ShapeDtypeStruct(tuple(shape[2:]), np.dtype(dtype)) for _, shape, dtype in values]
-    args += [jax.ShapeDtypeStruct(tuple(data[i][1]), np.dtype(data[i][2])) for i in graph.data_indices]
+    sharding = jax.sharding.SingleDeviceSharding(device) if device is not None else None
+    shapes = [(shape[2:], dtype) for _, shape, dtype in values]
+    shapes += [data[i][1:] for i in graph.data_indices]
+    args = [jax.ShapeDtypeStruct(tuple(shape), np.dtype(dtype), sharding=sharding) for shape, dtype in shapes]
     lowered = jax.jit(graph.fn).lower(*args)
     digest = hashlib.sha256(lowered.as_text(debug_info=False).encode())
     for const in getattr(getattr(lowered, "_lowering", None), "const_args", None) or ():
@@ -44,9 +49,8 @@ def lowered_model_hash(model: Any, spec: OutputSpec, values: Signature, fingerpr
 
 
 def lowered_fingerprint(
-    model: Any, spec: OutputSpec, values: Signature, fingerprint: ModelFingerprint
+    model: Any, spec: OutputSpec, values: Signature, fingerprint: ModelFingerprint, device: Any = None
 ) -> ModelFingerprint:
     """``fingerprint`` keyed on the lowered program (``key_kind="lowered"``), its reasons kept."""
-    return dataclasses.replace(
-        fingerprint, model_hash=lowered_model_hash(model, spec, values, fingerprint), key_kind="lowered"
-    )
+    digest = lowered_model_hash(model, spec, values, fingerprint, device)
+    return dataclasses.replace(fingerprint, model_hash=digest, key_kind="lowered")

@@ -99,15 +99,15 @@ def make_request(
     spec = spec or resolve_outputs(
         model, var_names=var_names, keep_untransformed=keep_untransformed, log_likelihood=log_likelihood
     )
-    if not fp.exact and fp.key_kind == "structural":  # code the fingerprint cannot describe
-        from .lowered_key import lowered_fingerprint
-
-        fp = lowered_fingerprint(model, spec, values, fp)
     strat = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, batch_size)
     if spec.kind == "log_likelihood" and strat.donate:
         # The raw samples are still needed after the log-likelihood (PyMC never donates here).
         strat = dataclasses.replace(strat, donate=False)
     device = resolve_device(backend)
+    if not fp.exact and fp.key_kind == "structural":  # code the fingerprint cannot describe
+        from .lowered_key import lowered_fingerprint
+
+        fp = lowered_fingerprint(model, spec, values, fp, device)
     return TransformRequest(fp, spec, strat, device, make_key(fp, spec, strat, values, device))
 
 

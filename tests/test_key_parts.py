@@ -110,3 +110,12 @@ def test_cli_precompile_twice_reuses_its_entry_for_a_model_with_user_code(tmp_pa
     assert [e["cached"] for e in first] == [False, False]
     assert [e["cached"] for e in second] == [True, True]
     assert [e["key"] for e in first] == [e["key"] for e in second]
+
+
+def test_key_cost_bench_runs_on_a_small_model():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from bench import key_cost
+
+    result = key_cost.child("zoo/scalars", 1.0)
+    assert result["kind"] == "structural" and result["reasons"] == []
+    assert 0 < result["structural"] and 0 < result["lowered"]
