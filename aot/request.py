@@ -95,6 +95,10 @@ def make_request(
     chosen = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, batch_size)
     device = resolve_device(backend)
     budget = resolve_budget(memory_budget, device) if chosen is None else None
+    if not fp.exact and fp.key_kind == "structural":  # code the fingerprint cannot describe
+        from .lowered_key import lowered_fingerprint
+
+        fp = lowered_fingerprint(model, spec, values, fp, device)
     if chosen is not None:
         chosen = _for_outputs(chosen, spec)
     key = make_key(fp, spec, chosen, values, device)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import sys
@@ -32,6 +33,13 @@ def _is_file_ref(target: str) -> bool:
     return target.endswith(".py") or "/" in target or Path(target).suffix == ".py"
 
 
+def user_module_name(path: Path) -> str:
+    """The module name a model file is imported under: the same in every process (``hash()`` of a
+    string is salted per process), so functions defined there describe the same way each run."""
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+    return f"_pymc_aot_user_{digest}"
+
+
 def load_model(ref: str) -> Any:
     """The ``pm.Model`` named by ``ref``; NAME may be a model or a zero-argument callable.
 
@@ -43,7 +51,7 @@ def load_model(ref: str) -> Any:
         path = Path(target)
         if not path.is_file():
             raise ModelRefError(f"model file not found: {path}")
-        module_name = f"_pymc_aot_user_{abs(hash(str(path.resolve())))}"
+        module_name = user_module_name(path)
         spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None:
             raise ModelRefError(f"cannot import {path} as a Python file")
