@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import pymc_compute_hooks
+
 log = logging.getLogger("pymc_aot")
 
 _SEAMS = (
@@ -359,6 +361,7 @@ def enable(
     if jax_cache:
         _point_jax_cache(CacheStore(cache_dir).directory)
     _STATE.options = options
+    pymc_compute_hooks.enable(options)  # pm.compute_log_likelihood / compute_deterministics
     return True
 
 
@@ -368,6 +371,7 @@ def disable() -> None:
         return
     import pymc.sampling.jax as pymc_jax
 
+    pymc_compute_hooks.disable()
     for name, original in _STATE.originals.items():
         setattr(pymc_jax, name, original)
     _STATE.originals = {}
