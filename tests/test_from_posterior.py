@@ -177,3 +177,23 @@ def test_pm_sample_with_pymcs_nuts_gets_its_log_likelihood_from_the_cache(cache_
         np.testing.assert_allclose(got[name].values, want.values, rtol=1e-10, atol=1e-10)
     if PYMC_MAJOR < 6:
         assert got.attrs["inference_library"] == "pymc"
+
+
+def test_nutpie_posterior_gets_its_log_likelihood_from_the_cache(cache_dir):
+    pytest.importorskip("nutpie")
+    model = two_observed()
+    kwargs = dict(draws=20, tune=20, chains=2, random_seed=3, progressbar=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyMC 5 ignores idata_kwargs for nutpie; PyMC 6 deprecates them
+        with pymc_aot.enabled(cache_dir=str(cache_dir), strategy="vmap"), model:
+            events = len(runtime.COUNTERS.events)
+            idata = pm.sample(nuts_sampler="nutpie", idata_kwargs={"log_likelihood": True}, **kwargs)
+            if PYMC_MAJOR < 6:  # PyMC 5.28 leaves it to the user
+                idata = pm.compute_log_likelihood(idata)
+    assert [what for what, _ in runtime.COUNTERS.events[events:]] == ["compile"]
+    posterior = group(idata, "posterior")
+    free = {rv.name: posterior[rv.name].values for rv in model.free_RVs}
+    expected = group(pm.compute_log_likelihood(make_idata(model, free), model=model, progressbar=False), "log_likelihood")
+    got = group(idata, "log_likelihood")
+    for name, want in expected.items():
+        np.testing.assert_allclose(got[name].values, want.values, rtol=1e-10, atol=1e-10)
