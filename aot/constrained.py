@@ -19,8 +19,6 @@ from typing import Any
 from pymc.logprob.basic import transformed_conditional_logp
 from pytensor.graph.replace import clone_replace
 
-from .fingerprint import ModelFingerprint
-from .graph import TransformGraph, jaxify
 from .key import Signature
 from .spec import OutputSpec
 
@@ -90,8 +88,8 @@ def constrained_outputs(model: Any, spec: OutputSpec, inputs: dict[Any, Any]) ->
     raise ValueError(f"{spec.kind!r} is not a transform of constrained values")
 
 
-def build_constrained(model: Any, spec: OutputSpec, fingerprint: ModelFingerprint) -> TransformGraph:
-    """Rewrite and jaxify ``spec``'s outputs with the constrained values and data as inputs."""
+def constrained_graph(model: Any, spec: OutputSpec) -> tuple[list[Any], list[Any]]:
+    """The inputs (one per free random variable, in ``model.free_RVs`` order) and ``spec``'s
+    outputs as functions of them; ``graph.build_transform`` jaxifies them."""
     inputs = _fresh_inputs(model)
-    outputs = constrained_outputs(model, spec, inputs)
-    return jaxify(list(inputs.values()), outputs, fingerprint, spec.names)
+    return list(inputs.values()), constrained_outputs(model, spec, inputs)

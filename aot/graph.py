@@ -57,11 +57,12 @@ def output_variables(model: Any, spec: OutputSpec) -> list[Any]:
 def build_transform(model: Any, spec: OutputSpec, fingerprint: ModelFingerprint) -> TransformGraph:
     """Rewrite and jaxify ``spec``'s outputs with value variables and data as inputs.
 
-    Kinds that take constrained values are built by :mod:`.constrained`."""
+    Kinds that take constrained values take them instead of value variables (:mod:`.constrained`)."""
     if spec.kind in CONSTRAINED_KINDS:
-        from .constrained import build_constrained  # it imports this module
+        from .constrained import constrained_graph
 
-        return build_constrained(model, spec, fingerprint)
+        inputs, outputs = constrained_graph(model, spec)
+        return jaxify(inputs, outputs, fingerprint, spec.names)
     outputs = output_variables(model, spec)
     return jaxify(list(model.value_vars), outputs, fingerprint, spec.names)
 
