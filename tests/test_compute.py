@@ -196,3 +196,26 @@ def test_auto_chooses_and_a_second_call_loads_the_choice(cache_dir):
     assert_same_dataset(second, first)
     entries = [runtime.get_store(str(cache_dir)).metadata(d) for d in runtime.get_store(str(cache_dir)).digests()]
     assert any(e.get("auto") and e["key"]["kind"] == "constrained_log_likelihood" for e in entries)
+
+
+def test_set_data_new_values_reuse_the_executable_and_new_shapes_get_their_own(cache_dir):
+    model = ZOO["regression_data"]()
+    idata = make_idata(model, constrained_posterior(model, cache_dir))
+    posterior = group(idata, "posterior")
+    stock_ll, stock_det = pm.compute_log_likelihood, pm.compute_deterministics
+    rng = np.random.default_rng(11)
+    compiles = []
+    with cached(cache_dir) as warned:
+        pm.compute_log_likelihood(idata, model=model, extend_inferencedata=False)
+        pm.compute_deterministics(posterior, model=model)
+        for rows in (50, 40):  # new values of the same shapes, then fewer rows
+            with model:
+                pm.set_data({"x": rng.normal(size=(rows, 3)), "yobs": rng.normal(size=rows)})
+            before = _compiles()
+            got_ll = pm.compute_log_likelihood(idata, model=model, extend_inferencedata=False)
+            got_det = pm.compute_deterministics(posterior, model=model)
+            compiles.append(_compiles() - before)
+            assert_same_dataset(got_ll, stock_ll(idata, model=model, extend_inferencedata=False, progressbar=False))
+            assert_same_dataset(got_det, stock_det(posterior, model=model, progressbar=False))
+            assert got_det["mu"].shape[-1] == rows
+    assert not warned and compiles == [0, 2]
