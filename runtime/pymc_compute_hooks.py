@@ -97,6 +97,16 @@ def _names(var_names: Any, available: list[str]) -> list[str] | None:
     return list(dict.fromkeys(var_names))
 
 
+def _model(model: Any) -> Any:
+    """The model PyMC would use; no model at all is PyMC's error to raise."""
+    import pymc as pm
+
+    try:
+        return pm.modelcontext(model)
+    except TypeError:
+        raise _PyMCsToAnswer from None
+
+
 def _computed(
     model: Any, dataset: Any, *, log_likelihood: bool, var_names: list[str] | None, default: list[str]
 ) -> Any:
@@ -112,15 +122,16 @@ def _computed(
 
 
 def _log_likelihood(arguments: dict[str, Any]) -> Any:
-    import pymc as pm
-
     from .posterior_io import add_group, as_dataset
 
-    model = pm.modelcontext(arguments["model"])
+    model = _model(arguments["model"])
     observed = [rv.name for rv in model.observed_RVs]
     var_names = _names(arguments["var_names"], observed)
     idata = arguments["idata"]
-    posterior = as_dataset(idata["posterior"])
+    try:
+        posterior = as_dataset(idata["posterior"])
+    except (KeyError, TypeError, AttributeError):
+        raise _PyMCsToAnswer from None  # no posterior group: PyMC says so
     dataset = _computed(model, posterior, log_likelihood=True, var_names=var_names, default=observed)
     if arguments["extend_inferencedata"]:
         add_group(idata, "log_likelihood", dataset)
@@ -129,8 +140,6 @@ def _log_likelihood(arguments: dict[str, Any]) -> Any:
 
 
 def _deterministics(arguments: dict[str, Any]) -> Any:
-    import pymc as pm
-
     merge, extend = arguments.get("merge_dataset", False), arguments.get("extend_dataset", False)
     if merge and extend:
         raise _PyMCsToAnswer
@@ -145,7 +154,7 @@ def _deterministics(arguments: dict[str, Any]) -> Any:
         except ValueError:
             raise _PyMCsToAnswer from None
     dataset = selected.dataset if hasattr(selected, "to_dataset") else selected
-    model = pm.modelcontext(arguments["model"])
+    model = _model(arguments["model"])
     available = [d.name for d in model.deterministics]
     var_names = _names(arguments["var_names"], available)
     result = _computed(model, dataset, log_likelihood=False, var_names=var_names, default=available)

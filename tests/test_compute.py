@@ -166,6 +166,29 @@ def test_arguments_pymc_rejects_get_pymcs_error(cache_dir):
     assert not warned
 
 
+def test_no_model_and_no_posterior_get_pymcs_error_without_ours(cache_dir):
+    model = two_observed()
+    idata = make_idata(model, constrained_posterior(model, cache_dir))
+    with cached(cache_dir) as warned:
+        with pytest.raises(TypeError, match="No model on context stack"):
+            pm.compute_log_likelihood(idata)
+        with pytest.raises(Exception):  # noqa: B017 - whatever PyMC raises for a posterior group missing
+            pm.compute_log_likelihood({"prior": group(idata, "posterior")}, model=model)
+    assert not warned
+
+
+def test_a_deterministic_of_an_observed_variable_goes_to_pymc_with_the_reason(cache_dir):
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0, 1)
+        y = pm.Normal("y", mu, 1, observed=np.arange(4.0))
+        pm.Deterministic("resid", y - mu)  # PyMC draws y afresh here: a random generator
+    idata = make_idata(model, {"mu": np.zeros((2, 3))})
+    with cached(cache_dir) as warned:
+        got = pm.compute_deterministics(group(idata, "posterior"), model=model)
+    assert got["resid"].shape == (2, 3, 4)
+    assert len(warned) == 1 and "depend on a random generator" in warned[0]
+
+
 def test_a_posterior_that_does_not_fit_falls_back_with_the_reason(cache_dir):
     model = ZOO["regression_data"]()
     posterior = constrained_posterior(model, cache_dir)
