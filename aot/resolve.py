@@ -103,5 +103,8 @@ def _inputs_and_outputs(
         from .constrained import constrained_signature
 
         spec = resolve_constrained_outputs(model, var_names=var_names, log_likelihood=log_likelihood)
+        if not spec.names:
+            what = "observed variables" if log_likelihood else "deterministics"
+            raise ValueError(f"nothing to compile from the constrained posterior: the model has no {what}")
         return constrained_signature(model, chains, draws), spec
     raise ValueError(f"inputs: expected 'unconstrained' or 'constrained', got {inputs!r}")

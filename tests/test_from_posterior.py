@@ -78,9 +78,13 @@ def test_precompile_from_constrained_then_a_hit_without_compiling(cache_dir):
     np.testing.assert_allclose(np.asarray(dets["mu"]), posterior["mu"], rtol=1e-12)
 
 
-def test_precompile_rejects_an_unknown_input_kind(cache_dir):
+def test_precompile_rejects_an_unknown_input_kind_and_nothing_to_compile(cache_dir):
     with pytest.raises(ValueError, match="inputs: expected 'unconstrained' or 'constrained', got 'raw'"):
         pymc_aot.precompile(two_observed(), inputs="raw")
+    with pm.Model() as no_deterministics:
+        pm.Normal("y", pm.Normal("mu"), 1, observed=[0.0])
+    with pytest.raises(ValueError, match="nothing to compile from the constrained posterior: the model has no determ"):
+        pymc_aot.precompile(no_deterministics, inputs="constrained")
 
 
 @pytest.mark.parametrize(
