@@ -90,11 +90,10 @@ def _names(var_names: Any, available: list[str]) -> list[str] | None:
     """``var_names`` as a list when the cache can answer for them; PyMC answers otherwise."""
     if var_names is None:
         return None
-    if isinstance(var_names, str) or not all(isinstance(n, str) and n in available for n in var_names):
+    names = [] if isinstance(var_names, str) else list(var_names)  # a bare string: PyMC's reading
+    if not names or not all(isinstance(n, str) and n in available for n in names):
         raise _PyMCsToAnswer
-    if not var_names:
-        raise _PyMCsToAnswer
-    return list(dict.fromkeys(var_names))
+    return list(dict.fromkeys(names))
 
 
 def _model(model: Any) -> Any:
