@@ -259,8 +259,15 @@ class TransformCache:
         store = self.store(cache) if use_cache else None
         if any(None in s for s in static) and not self.knows(request.key.digest, store):
             check_full_shapes(sig, value_signature(model, fp, *sig[0][1][:2]))
+        return self.execute(request, arrays, store, target)
+
+    def execute(
+        self, request: TransformRequest, arrays: Sequence[Any], store: CacheStore | None, target: Path | None = None
+    ) -> dict[str, Any]:
+        """Run ``request``'s executable (memo, store or compile) on validated ``arrays`` and its data,
+        into the Zarr store at ``target`` if given."""
         loaded = self.load(request, store)
-        device = request.device
+        device, fp = request.device, request.fingerprint
         args = [jax.device_put(a, device) for a in arrays]
         data = [jax.device_put(fp.data[i].get_value(borrow=True), device) for i in loaded.data_indices]
         sink = _zarr_sink(target, loaded.metadata) if target is not None else None
