@@ -8,10 +8,9 @@ from typing import Any
 
 from ..cache import CacheStore
 from . import auto
-from .compiler import Progress
 from .entries import TransformEntry, fetch_or_compile
 from .fingerprint import fingerprint_model
-from .request import TransformRequest, make_request, value_signature
+from .request import Progress, TransformRequest, make_request, value_signature
 from .strategies import AUTO
 
 

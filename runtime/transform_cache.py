@@ -14,10 +14,10 @@ from typing import Any
 
 import jax
 
-from ..aot import compiler
+from ..aot import loader
 from ..aot.entries import TransformEntry
 from ..aot.fingerprint import ModelFingerprint, fingerprint_model
-from ..aot.request import TransformRequest, make_request, value_signature
+from ..aot.request import TransformRequest, make_request, match_floatx, value_signature
 from ..aot.resolve import resolve
 from ..aot.spec import OutputSpec
 from ..aot.strategies import AUTO, Strategy
@@ -60,12 +60,28 @@ class RuntimeCounters:
     compiles: int = 0
     last_source: str = ""
     events: list[tuple[str, str]] = field(default_factory=list)
+    last_phases: dict[str, float] = field(default_factory=dict)
+    """Seconds per step of the last ``run`` (fingerprint, samples, key, read, deserialize, ...)."""
 
     def record(self, what: str, digest: str) -> None:
         self.last_source = what
         self.events.append((what, digest))
         if len(self.events) > 1000:
             del self.events[:500]
+
+
+class Phases:
+    """Seconds spent in each step of one run, in the order the steps happened."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def mark(self, step: str) -> None:
+        """The time since the previous mark was spent on ``step``."""
+        now = time.perf_counter()
+        self.seconds[step] = self.seconds.get(step, 0.0) + now - self._last
+        self._last = now
 
 
 class _DigestLocks:
@@ -177,7 +193,9 @@ class TransformCache:
                 return True
         return store is not None and store.metadata(digest) is not None
 
-    def load(self, request: TransformRequest, store: CacheStore | None) -> LoadedTransform:
+    def load(
+        self, request: TransformRequest, store: CacheStore | None, phases: Phases | None = None
+    ) -> LoadedTransform:
         """The executable for ``request``: from this process, the store, or a fresh compile."""
         digest = request.key.digest
         loaded = self._recall(digest, request.budget)
@@ -186,12 +204,13 @@ class TransformCache:
         with self._resolving.hold(digest):
             loaded = self._recall(digest, request.budget)  # maybe somebody else compiled it for us
             if loaded is None:
-                loaded = self._remember(digest, self._load_entry(request, store))
+                loaded = self._remember(digest, self._load_entry(request, store, phases or Phases()))
         return loaded
 
-    def _load_entry(self, request: TransformRequest, store: CacheStore | None) -> LoadedTransform:
+    def _load_entry(self, request: TransformRequest, store: CacheStore | None, phases: Phases) -> LoadedTransform:
         digest, progress = request.key.digest, _CompileLog(request)
         entry = resolve(request, store, progress)
+        phases.mark("read" if entry.cached else "compile")
         try:
             executable = _executable(entry, request.device)
         except Exception as exc:  # a stored executable this jax cannot load is dropped and rebuilt
@@ -201,8 +220,10 @@ class TransformCache:
             store.delete(digest)
             entry = resolve(request, store, progress)
             executable = _executable(entry, request.device)
+        phases.mark("deserialize")
         if entry.cached and store is not None:
             store.record_hit(digest)
+            phases.mark("record hit")
         with self._lock:
             if entry.compiles:
                 self.counters.compiles += entry.compiles
@@ -232,9 +253,13 @@ class TransformCache:
         spec: OutputSpec | None = None,
     ) -> dict[str, Any]:
         """Validate ``samples``, find or build the executable, run it (options as ``postprocess``)."""
+        phases = Phases()
+        match_floatx()  # before samples are cast or put on the device
         fp = fingerprint or fingerprint_model(model)
+        phases.mark("fingerprint")
         static = [tuple(model.rvs_to_values[rv].type.shape) for rv in model.free_RVs]
         arrays, sig = check_samples(order_samples(samples, fp), fp, static)
+        phases.mark("samples")
         request = make_request(
             model,
             sig,
@@ -248,18 +273,22 @@ class TransformCache:
             fingerprint=fp,
             spec=spec,
         )
+        phases.mark("key")
         store = self.store(cache) if use_cache else None
         if any(None in s for s in static) and not self.knows(request.key.digest, store):
             check_full_shapes(sig, value_signature(model, fp, *sig[0][1][:2]))
-        loaded = self.load(request, store)
+        loaded = self.load(request, store, phases)
         device = request.device
         args = [jax.device_put(a, device) for a in arrays]
         data = [jax.device_put(fp.data[i].get_value(borrow=True), device) for i in loaded.data_indices]
-        return dict(zip(loaded.output_names, loaded.executable(*args, *data), strict=True))
+        result = dict(zip(loaded.output_names, loaded.executable(*args, *data), strict=True))
+        phases.mark("call")
+        self.counters.last_phases = phases.seconds
+        return result
 
 
 def _executable(entry: TransformEntry, device: Any) -> Any:
     if entry.executable is not None:
         return entry.executable
     meta = entry.metadata
-    return compiler.load_executable(entry.payload, meta.n_args, len(meta.output_names), device)
+    return loader.load_executable(entry.payload, meta.n_args, len(meta.output_names), device)
