@@ -23,6 +23,7 @@ from ..aot.spec import OutputSpec
 from ..aot.strategies import AUTO, Strategy
 from ..cache import CacheStore
 from ..cache.entry import EntryMetadata
+from .phases import Phases
 from .validate import check_full_shapes, check_samples, order_samples
 
 log = logging.getLogger("pymc_aot")
@@ -68,20 +69,6 @@ class RuntimeCounters:
         self.events.append((what, digest))
         if len(self.events) > 1000:
             del self.events[:500]
-
-
-class Phases:
-    """Seconds spent in each step of one run, in the order the steps happened."""
-
-    def __init__(self) -> None:
-        self.seconds: dict[str, float] = {}
-        self._last = time.perf_counter()
-
-    def mark(self, step: str) -> None:
-        """The time since the previous mark was spent on ``step``."""
-        now = time.perf_counter()
-        self.seconds[step] = self.seconds.get(step, 0.0) + now - self._last
-        self._last = now
 
 
 class _DigestLocks:
@@ -196,15 +183,20 @@ class TransformCache:
     def load(
         self, request: TransformRequest, store: CacheStore | None, phases: Phases | None = None
     ) -> LoadedTransform:
-        """The executable for ``request``: from this process, the store, or a fresh compile."""
+        """The executable for ``request``: from this process, the store, or a fresh compile.
+
+        With ``phases``, the store's hit record is left in ``phases.later`` for the caller."""
         digest = request.key.digest
         loaded = self._recall(digest, request.budget)
         if loaded is not None:
             return loaded
+        steps = phases or Phases()
         with self._resolving.hold(digest):
             loaded = self._recall(digest, request.budget)  # maybe somebody else compiled it for us
             if loaded is None:
-                loaded = self._remember(digest, self._load_entry(request, store, phases or Phases()))
+                loaded = self._remember(digest, self._load_entry(request, store, steps))
+        if phases is None:
+            steps.finish()
         return loaded
 
     def _load_entry(self, request: TransformRequest, store: CacheStore | None, phases: Phases) -> LoadedTransform:
@@ -222,8 +214,7 @@ class TransformCache:
             executable = _executable(entry, request.device)
         phases.mark("deserialize")
         if entry.cached and store is not None:
-            store.record_hit(digest)
-            phases.mark("record hit")
+            phases.later.append(lambda: store.record_hit(digest))  # a write: not before the call
         with self._lock:
             if entry.compiles:
                 self.counters.compiles += entry.compiles
@@ -279,10 +270,12 @@ class TransformCache:
             check_full_shapes(sig, value_signature(model, fp, *sig[0][1][:2]))
         loaded = self.load(request, store, phases)
         device = request.device
-        args = [jax.device_put(a, device) for a in arrays]
-        data = [jax.device_put(fp.data[i].get_value(borrow=True), device) for i in loaded.data_indices]
+        data = [fp.data[i].get_value(borrow=True) for i in loaded.data_indices]
+        args, data = jax.device_put((arrays, data), device)  # one transfer call, not one per array
         result = dict(zip(loaded.output_names, loaded.executable(*args, *data), strict=True))
         phases.mark("call")
+        phases.finish()
+        phases.mark("record hit")
         self.counters.last_phases = phases.seconds
         return result
 

@@ -57,6 +57,7 @@ else:
             report[f"{name}/{kind}"] = runtime.COUNTERS.events[-1][1]
     report["modules"] = [m for m in HEAVY if m in sys.modules]
     report["counters"] = {"compiles": runtime.COUNTERS.compiles, "disk_hits": runtime.COUNTERS.disk_hits}
+    report["store_hits"] = {r.digest: r.hits for r in runtime.get_store(None).entries()}
     if mode == "hit":
         from reference import pymc_log_likelihood, pymc_posterior
 

@@ -59,6 +59,7 @@ def test_hit_imports_no_builder_and_returns_pymc_float64(built):
     assert hit["modules"] == [], f"a hit imported {hit['modules']}"
     assert hit["counters"] == {"compiles": 0, "disk_hits": len(KINDS)}
     assert {k: hit[k] for k in KINDS} == {k: build[k] for k in KINDS}
+    assert hit["store_hits"] == {build[k]: 1 for k in KINDS}  # recorded after the call, still recorded
     _assert_matches(np.load(tmp / "hit.npz"), np.float64, 1e-10)
     first, second = np.load(tmp / "build.npz"), np.load(tmp / "hit.npz")
     for name in first.files:
