@@ -17,8 +17,28 @@
 4. Store the choice and every candidate's numbers under the ``auto`` key, so a later run
    loads the winner without compiling the losers again.
 
+Streaming (``streamed(B)``, one call per batch of B draws; each batch leaves the device
+while the next computes). Its device peak is inputs + two batches' outputs + temp (XLA's
+analysis of the batch executable, plus the second batch in flight); the whole result is
+assembled off the device: in host memory, or with ``out=`` in a Zarr store on disk.
+
+5. With ``out=`` (``request.to_disk``) only ``streamed`` is weighed, on every platform: the
+   result is going to disk anyway, and streaming it there keeps the device (and, on the
+   CPU, the machine) at inputs + a few batches instead of the whole output, while each
+   batch's write overlaps the next batch's compute.
+6. In memory, ``streamed`` is a fallback: weighed only when no device-resident candidate
+   fits, and only on an accelerator, where the host has memory of its own; there it
+   fits if its device peak fits the budget and the whole result fits 80% of the host's
+   free memory. On the CPU the device *is* host memory: streaming into NumPy needs the
+   whole output in the same RAM plus batches in flight, never less than ``batched``, so
+   it is not a candidate there; only ``out=`` (disk) helps.
+7. The batch: the largest B whose device peak fits the budget and whose outputs stay
+   under ``STREAM_BATCH_BYTES`` (host buffers and Zarr chunks), rounded to divide the
+   draws (or a whole number of chains) so batches line up with Zarr chunks. If the
+   compiled batch does not fit after all, B is halved (twice at most).
+
 Nothing fits: :class:`MemoryBudgetError`, with what is needed, what is available and what
-would make it fit.
+would make it fit (``out=`` when the outputs alone are what does not fit).
 """
 
 from __future__ import annotations
@@ -34,6 +54,15 @@ from .budget import MemoryBudgetError, exact_size
 from .entries import TransformEntry, compile_and_store, read_entry, read_metadata
 from .request import Progress, TransformRequest
 from .strategies import Strategy, get_strategy
+from .stream_fit import (
+    acceptable,
+    device_is_host,
+    host_budget,
+    is_streamed,
+    largest_divisor,
+    stream_batch,
+    streaming_advice,
+)
 
 if TYPE_CHECKING:
     from .graph import TransformGraph
@@ -42,6 +71,32 @@ WORKING_SET = 4 * 1024**2
 """Temporaries up to this size stay in cache (a few MiB of L2/L3 on current CPUs)."""
 
 RULE = f"fits the budget; temp - alias <= {WORKING_SET} bytes then fewest steps, else smallest"
+STREAM_RULE = "streamed: largest batch whose device peak fits (out=, or in memory when nothing else fits off-CPU)"
+
+
+class _Search:
+    """The candidates of one ``auto`` request: compiled (or found) once each, weighed on demand."""
+
+    def __init__(self, request: TransformRequest, store: CacheStore | None, progress: Progress | None) -> None:
+        self.request, self.store, self.progress = request, store, progress
+        self.budget = request.budget or 0
+        self.graph = _SharedGraph(request)
+        self.tried: dict[str, _Tried] = {}
+
+    def attempt(self, strategy: Strategy) -> _Tried:
+        candidate = self.request.with_strategy(strategy)
+        if candidate.label not in self.tried:
+            self.tried[candidate.label] = _try(candidate, self.store, self.graph, self.progress)
+        return self.tried[candidate.label]
+
+    def fits(self, metadata: EntryMetadata) -> bool:
+        if metadata.device_peak > self.budget:
+            return False
+        in_memory = metadata.stream_batch is not None and not self.request.to_disk
+        return not in_memory or metadata.host_bytes <= host_budget()
+
+    def weighed(self) -> list[Candidate]:
+        return [_weigh(t, self.fits(t.metadata)) for t in self.tried.values()]
 
 
 class _SharedGraph:
@@ -77,19 +132,11 @@ def _named(name: str, batch_size: int | None = None) -> Strategy:
     return strategy
 
 
-def _largest_divisor(n: int, limit: int) -> int:
-    limit = max(1, min(n, limit))
-    for b in range(limit, 0, -1):
-        if n % b == 0:
-            return b
-    return 1
-
-
 def _candidate_strategies(n: int, base: int, per_draw: int, budget: int) -> list[Strategy]:
     room = budget - base
     b_fit = n if per_draw <= 0 else max(1, min(n, room // per_draw)) if room > 0 else 1
     b_cache = n if per_draw <= 0 else max(1, WORKING_SET // per_draw)
-    sizes = {_largest_divisor(n, b_fit), _largest_divisor(n, min(b_cache, b_fit))} if n else {1}
+    sizes = {largest_divisor(n, b_fit), largest_divisor(n, min(b_cache, b_fit))} if n else {1}
     # batched(n) is vmap with a loop around it: vmap stands for it
     return [_named("vmap"), _named("scan_vmap"), _named("nested_scan")] + [
         _named("batched", b) for b in sorted(sizes, reverse=True) if b < n
@@ -106,21 +153,23 @@ def _try(request: TransformRequest, store: CacheStore | None, graph: _SharedGrap
     return _Tried(request, entry.metadata, entry)
 
 
-def _weigh(tried: _Tried, budget: int) -> Candidate:
-    memory, cost = tried.metadata.memory, tried.metadata.cost
+def _weigh(tried: _Tried, fits: bool) -> Candidate:
+    metadata = tried.metadata
+    memory, cost = metadata.memory, metadata.cost
     assert tried.request.strategy is not None
     return Candidate(
         strategy=tried.request.label,
         steps=tried.request.strategy.steps(*tried.request.key.chains_draws),
-        key=tried.metadata.digest,
-        peak=memory.peak,
+        key=metadata.digest,
+        peak=metadata.device_peak,
         argument=memory.argument,
         output=memory.output,
         temp=memory.temp,
         alias=memory.alias,
         flops=cost.flops,
         bytes_accessed=cost.bytes_accessed,
-        fits=memory.peak <= budget,
+        fits=fits,
+        host_bytes=metadata.host_bytes,
     )
 
 
@@ -141,6 +190,7 @@ def preflight_message(request: TransformRequest, candidates: list[Candidate], ou
         f"{exact_size(best.peak)} but the memory budget is {exact_size(budget)} on {platform}.",
         f"Best candidate {best.strategy}: input {human_bytes(best.argument)}, output "
         f"{human_bytes(best.output)}, temp {human_bytes(best.temp)}.",
+        *streaming_advice(request, candidates, sum(output_sizes.values())),
         "To make it fit: keep fewer draws (outputs grow with chains x draws)",
     ]
     if biggest and request.spec.kind == "posterior":
@@ -162,36 +212,50 @@ def _winner(tried: _Tried, store: CacheStore | None, graph: _SharedGraph, progre
     return compile_and_store(tried.request, None, progress, graph.get(progress))
 
 
+def _streamed_candidates(search: _Search, probe: EntryMetadata) -> list[Candidate]:
+    """Compile streamed(B) for the batch predicted to fit; halve B (twice at most) if it does not."""
+    b = stream_batch(*search.request.key.chains_draws, probe, search.budget)
+    for _ in range(3):
+        tried = search.attempt(_named("streamed", b))
+        if tried.metadata.device_peak <= search.budget or b == 1:
+            break
+        b = max(1, b // 2)
+    return [c for c in search.weighed() if is_streamed(c.strategy)]
+
+
+def _pick(search: _Search, probe: EntryMetadata) -> tuple[Candidate, str]:
+    """The winning candidate and the rule that chose it; ``MemoryBudgetError`` if none fits."""
+    request, budget = search.request, search.budget
+    chains, draws = request.key.chains_draws
+    if not request.to_disk:
+        base = probe.memory.argument + probe.memory.output - probe.memory.alias
+        for strategy in _candidate_strategies(chains * draws, base, probe.memory.temp, budget):
+            search.attempt(strategy)
+        fitting = [c for c in search.weighed() if c.fits and not is_streamed(c.strategy)]
+        if fitting:
+            return min(fitting, key=_rank), RULE
+    if request.to_disk or not device_is_host(request):
+        fitting = [c for c in _streamed_candidates(search, probe) if c.fits]
+        if fitting:
+            return min(fitting, key=lambda c: (c.steps, c.peak)), STREAM_RULE
+    raise MemoryBudgetError(preflight_message(request, search.weighed(), probe.output_sizes))
+
+
 def choose(request: TransformRequest, store: CacheStore | None, progress: Progress | None = None) -> TransformEntry:
-    """The ``auto`` entry of ``request``: the stored choice if it fits ``request.budget``, else a new one."""
+    """The ``auto`` entry of ``request``: the stored choice if it still holds (see
+    :func:`acceptable`), else a new one."""
     budget = request.budget
     assert request.strategy is None and budget is not None, "choose() takes an auto request"
     found = read_entry(store, request.key)
-    if found is not None and found.metadata.auto is not None and found.metadata.auto.peak <= budget:
+    if found is not None and found.metadata.auto is not None and acceptable(found.metadata.auto, request):
         return found
-    chains, draws = request.key.chains_draws
-    graph = _SharedGraph(request)
-    tried: dict[str, _Tried] = {}
-
-    def attempt(strategy: Strategy) -> _Tried:
-        candidate = request.with_strategy(strategy)
-        if candidate.label not in tried:
-            tried[candidate.label] = _try(candidate, store, graph, progress)
-        return tried[candidate.label]
-
-    probe = attempt(_named("batched", 1)).metadata
-    base = probe.memory.argument + probe.memory.output - probe.memory.alias
-    for strategy in _candidate_strategies(chains * draws, base, probe.memory.temp, budget):
-        attempt(strategy)
-    candidates = [_weigh(t, budget) for t in tried.values()]
-    fitting = [c for c in candidates if c.fits]
-    if not fitting:
-        raise MemoryBudgetError(preflight_message(request, candidates, probe.output_sizes))
-    best = min(fitting, key=_rank)
-    chosen = tried[best.strategy]
-    winner = _winner(chosen, store, graph, progress)
+    search = _Search(request, store, progress)
+    probe = search.attempt(_named("batched", 1)).metadata
+    best, rule = _pick(search, probe)
+    chosen = search.tried[best.strategy]
+    winner = _winner(chosen, store, search.graph, progress)
     rebuilt = chosen.entry is None and not winner.cached
-    choice = AutoChoice(best.strategy, best.key, best.peak, budget, RULE, tuple(candidates))
+    choice = AutoChoice(best.strategy, best.key, best.peak, budget, rule, tuple(search.weighed()))
     digest = request.key.digest
     metadata = dataclasses.replace(
         winner.metadata, key=request.key.parts(), digest=digest, auto=choice, executable_size=None
@@ -203,7 +267,7 @@ def choose(request: TransformRequest, store: CacheStore | None, progress: Progre
         cached=False,
         stored=stored,
         location=str(store.directory) if store is not None else "",
-        compiles=sum(t.entry is not None for t in tried.values()) + int(rebuilt),
+        compiles=sum(t.entry is not None for t in search.tried.values()) + int(rebuilt),
         payload=winner.payload,
         executable=winner.executable,
     )

@@ -87,12 +87,13 @@ def compile_transform(
     say("lowering")
     sharding = jax.sharding.SingleDeviceSharding(request.device)
     data_sig = [key.data[i] for i in graph.data_indices]
+    lead = strategy.leading_arguments  # streamed: the batch's start
     args = [
         jax.ShapeDtypeStruct(shape, np.dtype(dtype), sharding=sharding)
-        for _, shape, dtype in (*key.values, *data_sig)
+        for _, shape, dtype in (*lead, *key.values, *data_sig)
     ]
     n_values = len(key.values)
-    donate = tuple(range(n_values)) if strategy.donate else ()
+    donate = tuple(range(len(lead), len(lead) + n_values)) if strategy.donate else ()
     with warnings.catch_warnings():
         # Donated inputs that no output can alias are simply not reused; that is expected.
         warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
@@ -112,10 +113,20 @@ def compile_transform(
         output_shapes=shapes,
         output_bytes=tuple(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in shapes),
         data_indices=graph.data_indices,
-        n_args=n_values + len(graph.data_indices),
+        n_args=len(lead) + n_values + len(graph.data_indices),
         memory=_memory_stats(compiled),
         cost=_cost_stats(compiled),
         timings=timings,
         created=time.time(),
+        stream_batch=_draws_per_call(strategy, key),
     )
     return CompiledTransform(metadata, payload, compiled)
+
+
+def _draws_per_call(strategy: Any, key: Any) -> int | None:
+    """A streamed executable's batch (B, or every draw when there are fewer); else None."""
+    if not strategy.streams:
+        return None
+    chains, draws = key.chains_draws
+    return min(strategy.batch_size, chains * draws)
+

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cache import CacheStore
 from ..cache.entry import CostStats, EntryMetadata, MemoryStats
+from ..render import Table, entry_table
 from .key import TransformKey
 from .request import Progress, TransformRequest
 
@@ -40,9 +41,17 @@ class TransformEntry:
     payload: bytes = field(default=b"", repr=False)
     executable: Any = field(default=None, repr=False)
 
-    def __repr__(self) -> str:
-        state = f"cached={self.cached}, stored={self.stored}, compiles={self.compiles}"
-        return f"TransformEntry({self.digest[:12]} {self.strategy}, {state}, location={self.location!r})"
+    def table(self) -> Table:
+        """The entry as ``pymc-aot precompile`` prints it (see ``pymc_aot.render``)."""
+        return entry_table([self])
+
+    def __str__(self) -> str:
+        return self.table().text()
+
+    __repr__ = __str__  # a terminal shows the same table as the CLI
+
+    def _repr_html_(self) -> str:
+        return self.table().html()
 
     @property
     def digest(self) -> str:

@@ -2,48 +2,38 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 from dataclasses import asdict, dataclass
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import jax
 import pytensor
 
 from .fingerprint import ModelFingerprint
+from .hostcpu import cpu_features
 from .spec import OutputSpec
 from .strategies import AUTO, Strategy
+from .versions import library_versions
 
-KEY_FORMAT = 1
-_VERSIONED = ("jax", "jaxlib", "pytensor", "pymc", "pymc-aot")
+__all__ = ["KEY_FORMAT", "NOT_IN_DIGEST", "Signature", "TransformKey", "diff_parts", "library_versions", "make_key"]
+
+KEY_FORMAT = 2
+NOT_IN_DIGEST = frozenset({"key_reasons"})
+"""Parts stored for people (``inspect``) that do not decide what the executable computes."""
 
 Signature = tuple[tuple[str | None, tuple[int, ...], str], ...]
 
 
-@functools.cache
-def library_versions() -> tuple[tuple[str, str], ...]:
-    """Versions of the libraries whose change invalidates executables (read once)."""
-    import jaxlib
-    import pymc
-
-    found = {
-        "jax": jax.__version__,
-        "jaxlib": jaxlib.__version__,
-        "pytensor": pytensor.__version__,
-        "pymc": pymc.__version__,
-    }
-    try:
-        found["pymc-aot"] = version("pymc-aot")
-    except PackageNotFoundError:
-        found["pymc-aot"] = "unknown"
-    return tuple((name, str(found[name])) for name in _VERSIONED)
-
-
 @dataclass(frozen=True)
 class TransformKey:
-    """Names everything a compiled transform depends on; ``digest`` is its identity."""
+    """Names everything a compiled transform depends on; ``digest`` is its identity.
+
+    ``key_kind``: what ``model_hash`` hashes, "structural" (the model's graph and the code it
+    reaches) or "lowered" (the StableHLO program, for models with code the fingerprint
+    cannot describe); ``key_reasons`` says why, and is not part of the digest. ``cpu``: the
+    host's instruction-set features for CPU entries (empty for other platforms).
+    """
 
     model_hash: str
     kind: str
@@ -58,6 +48,9 @@ class TransformKey:
     versions: tuple[tuple[str, str], ...]
     x64: bool
     floatX: str
+    key_kind: str = "structural"
+    key_reasons: tuple[str, ...] = ()
+    cpu: str = ""
     format: int = KEY_FORMAT
 
     def parts(self) -> dict[str, Any]:
@@ -67,11 +60,13 @@ class TransformKey:
         parts["data"] = [list(map(_jsonable, v)) for v in self.data]
         parts["versions"] = dict(self.versions)
         parts["outputs"] = list(self.outputs)
+        parts["key_reasons"] = list(self.key_reasons)
         return parts
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256(json.dumps(self.parts(), sort_keys=True).encode()).hexdigest()
+        identity = {k: v for k, v in self.parts().items() if k not in NOT_IN_DIGEST}
+        return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
 
     @property
     def chains_draws(self) -> tuple[int, int]:
@@ -101,6 +96,7 @@ def make_key(
     """The key for ``spec`` compiled with ``strategy`` for inputs ``values`` on ``device``.
 
     ``strategy`` None keys the ``auto`` entry: the choice made for these inputs."""
+    platform = str(device.platform)
     return TransformKey(
         model_hash=fingerprint.model_hash,
         kind=spec.kind,
@@ -110,9 +106,12 @@ def make_key(
         strategy=strategy.name if strategy is not None else AUTO,
         batch_size=strategy.batch_size if strategy is not None else None,
         donate=strategy.donate if strategy is not None else False,
-        platform=str(device.platform),
+        platform=platform,
         device_kind=str(device.device_kind),
         versions=library_versions(),
         x64=bool(jax.config.jax_enable_x64),
         floatX=str(pytensor.config.floatX),
+        key_kind=fingerprint.key_kind,
+        key_reasons=fingerprint.reasons,
+        cpu=cpu_features() if platform == "cpu" else "",
     )

@@ -58,6 +58,8 @@ class TransformRequest:
     key: TransformKey = field(repr=False)
     budget: int | None = None
     model_name: str = ""
+    to_disk: bool = False
+    """The outputs go to a store on disk (``out=``), not memory: ``auto`` streams them."""
 
     @property
     def label(self) -> str:
@@ -99,11 +101,13 @@ def make_request(
     model_name: str | None = None,
     fingerprint: ModelFingerprint | None = None,
     spec: OutputSpec | None = None,
+    to_disk: bool = False,
 ) -> TransformRequest:
     """The request for ``model``'s transform of inputs shaped ``values``.
 
     ``memory_budget`` is resolved here, once, and only for ``strategy="auto"``: bytes, a size
-    ("12GiB"), a fraction of the device's free memory, or None for 80% of it.
+    ("12GiB"), a fraction of the device's free memory, or None for 80% of it. ``to_disk``:
+    the outputs will be written to disk (``out=``); not part of the key, it steers ``auto``.
     """
     match_floatx()
     fp = fingerprint or fingerprint_model(model)
@@ -113,10 +117,14 @@ def make_request(
     chosen = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, batch_size)
     device = resolve_device(backend)
     budget = resolve_budget(memory_budget, device) if chosen is None else None
+    if not fp.exact and fp.key_kind == "structural":  # code the fingerprint cannot describe
+        from .lowered_key import lowered_fingerprint
+
+        fp = lowered_fingerprint(model, spec, values, fp, device)
     if chosen is not None:
         chosen = _for_outputs(chosen, spec)
     key = make_key(fp, spec, chosen, values, device)
-    return TransformRequest(model, fp, spec, chosen, device, key, budget, model_name or fp.model_name)
+    return TransformRequest(model, fp, spec, chosen, device, key, budget, model_name or fp.model_name, to_disk)
 
 
 def value_signature(model: Any, fingerprint: ModelFingerprint, chains: int, draws: int) -> Signature:

@@ -41,6 +41,7 @@ def precompile(
     progress: Progress | None = None,
     model_name: str | None = None,
     memory_budget: int | float | str | None = None,
+    to_disk: bool = False,
 ) -> TransformEntry:
     """Compile the transform for ``chains`` x ``draws`` samples and store it in the cache.
 
@@ -52,6 +53,7 @@ def precompile(
     ``strategy="auto"`` (the default) compiles candidates and keeps the fastest whose
     predicted peak fits ``memory_budget`` (bytes, "12GiB", a fraction of the device's free
     memory, or None for 80% of it); if none fits it raises ``MemoryBudgetError``.
+    ``to_disk=True``: choose for outputs written to disk (``postprocess(out=...)``).
     """
     fp = fingerprint_model(model)
     request = make_request(
@@ -66,6 +68,7 @@ def precompile(
         memory_budget=memory_budget,
         model_name=model_name,
         fingerprint=fp,
+        to_disk=to_disk,
     )
     store = cache if isinstance(cache, CacheStore) else CacheStore(cache)
     try:

@@ -1,7 +1,9 @@
 """How a per-draw function is mapped over arrays shaped ``(chains, draws, *shape)``.
 
 Each strategy turns ``f(*values, *data) -> tuple`` into ``g(*values, *data) -> tuple`` over
-whole sample arrays; data arguments are broadcast, never mapped.
+whole sample arrays; data arguments are broadcast, never mapped. ``streamed(B)`` is the
+exception: ``g(start, *values, *data)`` computes the one batch of B flattened draws that
+begins at ``start``, and the runtime (``runtime/streaming.py``) calls it once per batch.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from ..cache.entry import strategy_label
+from ..cache.entry import SIZED_STRATEGIES, strategy_label
 
 PerDraw = Callable[..., tuple[Any, ...]]
 Batched = Callable[..., tuple[Any, ...]]
@@ -26,7 +28,8 @@ class Strategy:
     """A named vectorization of a per-draw function.
 
     ``chain_map`` / ``draw_map`` say how the chain and draw axes are walked: ``vmap`` (all at
-    once), ``scan`` (one after another) or ``batches`` (sequential batches of flattened draws).
+    once), ``scan`` (one after another) or ``batches`` (sequential batches of flattened draws;
+    for ``streamed`` the loop over batches runs on the host, one call per batch).
     """
 
     name: str
@@ -43,9 +46,19 @@ class Strategy:
     chains = property(lambda self: self.chain_map)
     draws = property(lambda self: self.draw_map)
 
+    @property
+    def streams(self) -> bool:
+        """One call computes one batch; the caller loops (``runtime/streaming.py``)."""
+        return self.name == "streamed"
+
+    @property
+    def leading_arguments(self) -> tuple[tuple[str, tuple[int, ...], str], ...]:
+        """Arguments before the samples: a streamed batch's first flattened draw."""
+        return (("start", (), "int32"),) if self.streams else ()
+
     def steps(self, chains: int, draws: int) -> int:
         """Sequential steps over ``chains`` x ``draws`` draws (1 for vmap)."""
-        if self.name == "batched":
+        if self.name in SIZED_STRATEGIES:
             assert self.batch_size is not None
             return -(-chains * draws // self.batch_size)
         over_chains = chains if self.chain_map.startswith("scan") else 1
@@ -147,6 +160,31 @@ def _batched(f: PerDraw, n_values: int, batch_size: int | None) -> Batched:
     return run
 
 
+def _streamed(f: PerDraw, n_values: int, batch_size: int | None) -> Batched:
+    """One batch of B flattened draws starting at ``start`` (an argument), vmap inside.
+
+    ``start`` is clamped to ``n - B`` as ``batched`` clamps its last batch, so every call
+    returns exactly B draws; the inputs are only read (never donated), so one set of device
+    inputs serves every batch.
+    """
+    assert batch_size is not None and batch_size >= 1
+
+    def run(start: Any, *args: Any) -> tuple[Any, ...]:
+        values, data = _split(args, n_values)
+        n = values[0].shape[0] * values[0].shape[1]
+        flat = tuple(v.reshape((n, *v.shape[2:])) for v in values)
+        per_draw = lambda *xs: tuple(f(*xs, *data))
+        b = min(batch_size, n)
+        if b == 0:
+            one = jax.eval_shape(per_draw, *(jax.ShapeDtypeStruct(x.shape[1:], x.dtype) for x in flat))
+            return tuple(jnp.zeros((0, *o.shape), o.dtype) for o in one)
+        first = jnp.clip(start, 0, n - b)
+        xs = tuple(lax.dynamic_slice_in_dim(x, first, b) for x in flat)
+        return jax.vmap(per_draw)(*xs)
+
+    return run
+
+
 _BUILDERS: dict[str, Callable[[PerDraw, int, int | None], Batched]] = {
     "vmap": _vmap,
     "scan": _scan,
@@ -154,6 +192,7 @@ _BUILDERS: dict[str, Callable[[PerDraw, int, int | None], Batched]] = {
     "vmap_scan": _vmap_scan,
     "nested_scan": _nested_scan,
     "batched": _batched,
+    "streamed": _streamed,
 }
 
 _DESCRIPTIONS = {  # chain_map, draw_map, donate
@@ -163,6 +202,7 @@ _DESCRIPTIONS = {  # chain_map, draw_map, donate
     "vmap_scan": ("vmap", "scan", False),
     "nested_scan": ("scan", "scan", False),
     "batched": ("batches", "batches", False),
+    "streamed": ("batches", "batches", False),
 }
 
 STRATEGY_NAMES: tuple[str, ...] = tuple(_BUILDERS)
@@ -171,26 +211,37 @@ AUTO = "auto"
 """Not a vectorization: the request to choose one (see ``aot.auto``)."""
 
 
+def _parse_sized(name: str) -> tuple[str, int | None]:
+    """``("batched", 10)`` from ``"batched(10)"``; other names unchanged, without a size."""
+    for sized in SIZED_STRATEGIES:
+        if name.startswith(f"{sized}(") and name.endswith(")"):
+            inner = name[len(sized) + 1 : -1]
+            if not inner.isdigit():
+                raise ValueError(f"strategy {name!r}: the batch size must be a positive integer")
+            return sized, int(inner)
+    return name, None
+
+
 def get_strategy(name: str, batch_size: int | None = None) -> Strategy | None:
-    """The strategy called ``name``; ``batched`` needs ``batch_size`` (also ``"batched(B)"``).
+    """The strategy called ``name``; ``batched`` and ``streamed`` need ``batch_size``
+    (also written ``"batched(B)"``, ``"streamed(B)"``).
 
     ``"auto"`` gives None: no strategy yet, one is to be chosen (see ``aot.auto``)."""
-    if name.startswith("batched(") and name.endswith(")"):
-        inner = name[len("batched(") : -1]
-        if not inner.isdigit():
-            raise ValueError(f"strategy {name!r}: the batch size must be a positive integer")
-        name, batch_size = "batched", int(inner)
+    name, size = _parse_sized(name)
+    batch_size = size if size is not None else batch_size
     if name == AUTO:
         if batch_size is not None:
-            raise ValueError("batch_size applies to the 'batched' strategy; 'auto' chooses its own")
+            raise ValueError("batch_size applies to the 'batched' strategy and 'streamed'; 'auto' chooses its own")
         return None
     if name not in _BUILDERS:
-        raise ValueError(f"unknown strategy {name!r}; choose auto, {', '.join(STRATEGY_NAMES)} or batched(B)")
+        raise ValueError(
+            f"unknown strategy {name!r}; choose auto, {', '.join(STRATEGY_NAMES)}, batched(B) or streamed(B)"
+        )
     chain_map, draw_map, donate = _DESCRIPTIONS[name]
-    if name == "batched":
+    if name in SIZED_STRATEGIES:
         if batch_size is None or int(batch_size) < 1:
-            raise ValueError(f"strategy 'batched' needs a positive batch_size, got {batch_size!r}")
+            raise ValueError(f"strategy {name!r} needs a positive batch_size, got {batch_size!r}")
         return Strategy(name, chain_map, draw_map, donate, int(batch_size))
     if batch_size is not None:
-        raise ValueError(f"batch_size={batch_size} only applies to the 'batched' strategy, not {name!r}")
+        raise ValueError(f"batch_size={batch_size} only applies to the 'batched' strategy and 'streamed', not {name!r}")
     return Strategy(name, chain_map, draw_map, donate)

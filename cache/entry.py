@@ -22,6 +22,9 @@ Layout (``SCHEMA_VERSION`` 1; entries written before the version field existed r
     timings         seconds: build, lower, compile, serialize, total
     created         UNIX time of the compile
     auto            only under an ``auto`` key: the choice and every candidate's numbers
+    stream          only for ``streamed(B)`` executables (one call computes one batch of draws):
+                    batch (draws per call), device_peak (inputs + two batches in flight + temp),
+                    host_bytes (the whole result, assembled off the device)
 
 The store adds its own bookkeeping (``format``, ``executable_size``, ``executable_sha256``).
 """
@@ -29,15 +32,19 @@ The store adds its own bookkeeping (``format``, ``executable_size``, ``executabl
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any
 
 SCHEMA_VERSION = 1
 
 
+SIZED_STRATEGIES = ("batched", "streamed")
+"""Strategies that take a batch size, written ``name(B)``."""
+
+
 def strategy_label(name: str, batch_size: int | None) -> str:
-    """``batched(10)`` for the batched strategy, else the strategy's name."""
-    return f"batched({batch_size})" if name == "batched" else name
+    """``batched(10)`` / ``streamed(10)`` for the sized strategies, else the strategy's name."""
+    return f"{name}({batch_size})" if name in SIZED_STRATEGIES else name
 
 
 @dataclass(frozen=True)
@@ -98,7 +105,11 @@ class CompileTimings:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One strategy ``auto`` compiled (or found) and weighed against the budget."""
+    """One strategy ``auto`` compiled (or found) and weighed against the budget.
+
+    ``peak`` is the predicted device peak (for ``streamed`` two batches in flight);
+    ``host_bytes`` what the run assembles in host memory besides (streamed only, else 0).
+    """
 
     strategy: str
     steps: int
@@ -111,15 +122,23 @@ class Candidate:
     flops: float | None
     bytes_accessed: float | None
     fits: bool
+    host_bytes: int = 0
 
     @property
     def extra(self) -> int:
         """What a call needs beyond its outputs: temp - alias."""
         return self.temp - self.alias
 
+    def as_dict(self) -> dict[str, Any]:
+        """The stored form; ``host_bytes`` only where there are any (older entries lack it)."""
+        d = asdict(self)
+        if not self.host_bytes:
+            del d["host_bytes"]
+        return d
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Candidate:
-        return cls(**{f.name: d[f.name] for f in fields(cls)})
+        return cls(**{f.name: d[f.name] for f in fields(cls) if f.name in d or f.default is MISSING})
 
 
 @dataclass(frozen=True)
@@ -134,7 +153,7 @@ class AutoChoice:
     candidates: tuple[Candidate, ...]
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "candidates": [asdict(c) for c in self.candidates]}
+        return {**asdict(self), "candidates": [c.as_dict() for c in self.candidates]}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> AutoChoice:
@@ -166,6 +185,7 @@ class EntryMetadata:
     created: float
     auto: AutoChoice | None = None
     executable_size: int | None = None  # the store's bookkeeping; None before storing
+    stream_batch: int | None = None  # streamed(B): draws per call; None: one call computes all
 
     # -- what readers ask for -----------------------------------------------------
     @property
@@ -212,6 +232,31 @@ class EntryMetadata:
     def peak(self) -> int:
         return self.memory.peak
 
+    @property
+    def result_shapes(self) -> tuple[tuple[tuple[int, ...], str], ...]:
+        """``(chains, draws, *shape)`` and dtype per output: what a run returns in the end."""
+        if self.stream_batch is None:
+            return self.output_shapes
+        return tuple(((self.chains, self.draws, *shape[1:]), dtype) for shape, dtype in self.output_shapes)
+
+    @property
+    def device_peak(self) -> int:
+        """Predicted device peak of a run; a streamed run of several batches holds two batches'
+        outputs at once (one computing, one being copied off)."""
+        if self.stream_batch is None or self.chains * self.draws <= self.stream_batch:
+            return self.memory.peak
+        return self.memory.peak + self.memory.output
+
+    @property
+    def host_bytes(self) -> int:
+        """Bytes a streamed run assembles off the device (the whole result); 0 for the others,
+        whose outputs stay where they were computed."""
+        if self.stream_batch is None:
+            return 0
+        n = self.chains * self.draws
+        pairs = zip(self.output_bytes, self.output_shapes, strict=True)
+        return sum(size // shape[0] * n for size, (shape, _) in pairs if shape[0])
+
     # -- JSON -------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         """The stored form (the store adds its bookkeeping on ``put``)."""
@@ -232,6 +277,8 @@ class EntryMetadata:
         }
         if self.auto is not None:
             doc["auto"] = self.auto.as_dict()
+        if self.stream_batch is not None:
+            doc["stream"] = {"batch": self.stream_batch, "device_peak": self.device_peak, "host_bytes": self.host_bytes}
         return doc
 
     @classmethod
@@ -258,6 +305,7 @@ class EntryMetadata:
                 created=float(doc.get("created", 0.0)),
                 auto=AutoChoice.from_dict(doc["auto"]) if doc.get("auto") else None,
                 executable_size=int(doc["executable_size"]) if "executable_size" in doc else None,
+                stream_batch=int(doc["stream"]["batch"]) if doc.get("stream") else None,
             )
         except (KeyError, TypeError, ValueError) as exc:
             why = f"{type(exc).__name__} {exc}"

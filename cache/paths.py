@@ -8,6 +8,10 @@ from pathlib import Path
 
 ENV_CACHE_DIR = "PYMC_AOT_CACHE_DIR"
 ENV_SIZE_LIMIT = "PYMC_AOT_CACHE_SIZE_LIMIT"
+ENV_READ_ONLY = "PYMC_AOT_CACHE_READONLY"  # open a shared cache without writing to it
+ENV_SIGNING_KEY = "PYMC_AOT_CACHE_SIGNING_KEY"  # the operator's Ed25519 private key (file or PEM)
+ENV_PUBLIC_KEY = "PYMC_AOT_CACHE_PUBLIC_KEY"  # the operator's Ed25519 public key (file or PEM)
+ENV_SHARED_HMAC_KEY = "PYMC_AOT_CACHE_KEY"  # the retired shared HMAC key: refused
 DEFAULT_SIZE_LIMIT = 2 * 1024**3
 
 _UNITS = {

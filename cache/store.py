@@ -3,26 +3,26 @@
 One entry is three diskcache items under the entry's hex digest:
 
 * ``exe:<digest>``  the executable bytes, written first;
-* ``meta:<digest>`` a JSON envelope ``{"meta": {...}, "sig": "<hmac>"}`` whose metadata
+* ``meta:<digest>`` a JSON envelope ``{"meta": {...}, "sig": "..."}`` whose metadata
   records the SHA-256 and size of the executable; written last, so its presence marks a
   complete entry;
 * ``use:<digest>``  a JSON usage record (hits, last used), unsigned bookkeeping.
 
-Nothing is trusted before it is verified: the envelope's HMAC-SHA256 (keyed by a per-user
-secret in the cache root) and the executable's digest are checked on every read, and an
-entry that fails is dropped and reported as missing.
+Nothing is trusted before it is verified: the envelope's signature (HMAC-SHA256 with a
+per-user secret in the cache root, or the operator's Ed25519 key for a shared cache, see
+``signing``) and the executable's digest are checked on every read, and an entry that
+fails, or any of whose rows is refused, is dropped and reported as missing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import hmac
 import json
 import logging
+import math
 import os
-import secrets
 import sqlite3
-import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,91 +31,17 @@ from typing import Any
 
 import diskcache
 
-from .paths import DEFAULT_SIZE_LIMIT, ENV_SIZE_LIMIT, default_cache_dir, parse_size
+from .disk import open_database
+from .errors import CacheUnavailableError, IntegrityError
+from .paths import DEFAULT_SIZE_LIMIT, ENV_READ_ONLY, ENV_SIZE_LIMIT, default_cache_dir, parse_size
+from .permissions import private_subdirectory
+from .signing import Ed25519Signer, HmacSigner, KeySource, load_user_secret, resolve_signer
 
 log = logging.getLogger("pymc_aot.cache")
 
 FORMAT_VERSION = 1
-SECRET_FILE = "secret.key"
-ENV_READ_ONLY = "PYMC_AOT_CACHE_READONLY"
-ENV_KEY_FILE = "PYMC_AOT_CACHE_KEY"
 _STORE_ERRORS = (OSError, sqlite3.Error, diskcache.Timeout)
-
-
-class IntegrityError(Exception):
-    """A stored entry failed verification (bad signature, digest, size or JSON)."""
-
-
-class CachePermissionError(Exception):
-    """The cache directory or key could be written by someone else; refused, never trusted.
-
-    Not an ``OSError``: this is a configuration to fix, not a disk to work around."""
-
-
-class _NoPickleDisk(diskcache.Disk):
-    """diskcache's Disk, minus pickle: a planted pickled key or value is never loaded."""
-
-    def get(self, key: Any, raw: bool) -> Any:
-        if not raw:
-            return ("refused-pickled-key",)
-        return super().get(key, raw)
-
-    def fetch(self, mode: int, filename: str | None, value: Any, read: bool) -> Any:
-        if mode == diskcache.core.MODE_PICKLE:
-            raise IntegrityError("a pickled value in the cache database")
-        return super().fetch(mode, filename, value, read)
-
-
-class _ReadOnlyDB:
-    """Reads a diskcache directory without writing anything (a shared, read-only cache)."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        uri = (directory / "cache.db").resolve().as_uri() + "?mode=ro"
-        self._con = sqlite3.connect(uri, uri=True, check_same_thread=False)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        row = self._con.execute("SELECT mode, filename, value FROM Cache WHERE key = ? AND raw = 1", (key,)).fetchone()
-        if row is None:
-            return default
-        mode, filename, value = row
-        if mode == diskcache.core.MODE_RAW:
-            return bytes(value) if isinstance(value, (bytes, memoryview)) else value
-        if mode in (diskcache.core.MODE_BINARY, diskcache.core.MODE_TEXT):
-            data = (self.directory / filename).read_bytes()
-            return data if mode == diskcache.core.MODE_BINARY else data.decode("utf-8")
-        raise IntegrityError(f"refusing a value stored in mode {mode}")
-
-    def iterkeys(self) -> Iterator[str]:
-        for (key,) in self._con.execute("SELECT key FROM Cache WHERE raw = 1 ORDER BY rowid").fetchall():
-            yield key
-
-    def __contains__(self, key: str) -> bool:
-        return self.get(key) is not None
-
-    def volume(self) -> int:
-        return sum(p.stat().st_size for p in self.directory.rglob("*") if p.is_file())
-
-    def close(self) -> None:
-        self._con.close()
-
-
-def check_directory(directory: Path, *, read_only: bool) -> None:
-    """Refuse a cache directory that another user could have written."""
-    info = directory.stat()
-    writable_by_others = info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-    if writable_by_others:
-        raise CachePermissionError(
-            f"pymc-aot refuses the cache directory {directory}: it is group- or world-writable "
-            f"(mode {stat.S_IMODE(info.st_mode):o}), so anyone could plant an executable there. "
-            f"Fix it with `chmod go-w {directory}`, or point PYMC_AOT_CACHE_DIR at a private directory."
-        )
-    if not read_only and hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise CachePermissionError(
-            f"pymc-aot refuses the cache directory {directory}: it belongs to uid {info.st_uid}, not to you "
-            f"(uid {os.getuid()}). Use your own (PYMC_AOT_CACHE_DIR), or read a shared cache explicitly: "
-            f"{ENV_READ_ONLY}=1 and {ENV_KEY_FILE}=<the operator's key file>."
-        )
+_BAD_VALUE = (ValueError, KeyError, TypeError, RecursionError, IntegrityError)
 
 
 @dataclass(frozen=True)
@@ -129,6 +55,12 @@ class EntryRecord:
     last_used: float | None = None
 
 
+def _number(value: Any, default: float = 0.0) -> float:
+    """A finite number from unsigned bookkeeping, else ``default``."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok else default
+
+
 class CacheStore:
     """Executable bytes and JSON metadata by key digest, LRU-evicted under ``size_limit``."""
 
@@ -138,50 +70,50 @@ class CacheStore:
         *,
         size_limit: int | str | None = None,
         read_only: bool | None = None,
-        secret: bytes | str | os.PathLike[str] | None = None,
+        signing_key: KeySource | None = None,
+        public_key: KeySource | None = None,
     ) -> None:
         """``read_only`` (default: ``$PYMC_AOT_CACHE_READONLY``) opens a shared cache without
-        writing to it; ``secret`` (bytes, or a key file; default ``$PYMC_AOT_CACHE_KEY``) is the
-        operator's HMAC key it was signed with."""
+        writing to it, verified with the operator's Ed25519 ``public_key`` (default
+        ``$PYMC_AOT_CACHE_PUBLIC_KEY``). ``signing_key`` (default ``$PYMC_AOT_CACHE_SIGNING_KEY``)
+        is the operator's private key that a shared cache is filled with. Keys are PEM text
+        or files. Without either, entries are signed with a per-user secret."""
         self.directory = default_cache_dir(directory)
         env_limit = os.environ.get(ENV_SIZE_LIMIT)
         self.size_limit = parse_size(size_limit if size_limit is not None else env_limit or DEFAULT_SIZE_LIMIT)
         if read_only is None:
             read_only = os.environ.get(ENV_READ_ONLY, "").lower() in ("1", "true", "yes")
         self.read_only = bool(read_only)
-        if secret is None and os.environ.get(ENV_KEY_FILE):
-            secret = Path(os.environ[ENV_KEY_FILE])
-        if isinstance(secret, (str, os.PathLike)):
-            secret = Path(secret).read_bytes()
-        if self.read_only and secret is None:
-            raise CachePermissionError(
-                f"a read-only cache needs the key it was signed with: set {ENV_KEY_FILE} to the operator's key file"
-            )
+        self._signer = resolve_signer(read_only=self.read_only, signing_key=signing_key, public_key=public_key)
         self._db: Any = None
-        self._secret: bytes | None = secret
         self._warned: set[str] = set()
 
     # -- plumbing -------------------------------------------------------------------
     @property
     def db(self) -> Any:
+        """The open database; CacheUnavailableError (after one warning) if it cannot be opened."""
         if self._db is None:
-            if self.read_only:
-                check_directory(self.directory, read_only=True)
-                self._db = _ReadOnlyDB(self.directory)
-                return self._db
-            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            check_directory(self.directory, read_only=False)
-            self._db = diskcache.Cache(
-                str(self.directory),
-                size_limit=self.size_limit,
-                eviction_policy="least-recently-used",
-                statistics=False,
-                disk=_NoPickleDisk,
-                # every value in its own file: the size limit then counts real bytes (rows
-                # deleted from SQLite leave its page count, and diskcache's volume, unchanged)
-                disk_min_file_size=0,
-            )
+            try:
+                self._db = self._open()
+            except _STORE_ERRORS as exc:
+                message = f"pymc-aot: the cache at {self.directory} cannot be used ({exc}); running uncached"
+                self._warn_once("open", message)
+                raise CacheUnavailableError(str(exc)) from exc
         return self._db
+
+    def _open(self) -> Any:
+        if self.read_only:
+            return open_database(self.directory, read_only=True)
+        db = open_database(
+            self.directory, read_only=False, size_limit=self.size_limit, shared=isinstance(self._signer, Ed25519Signer)
+        )
+        if self._signer is None:
+            try:
+                self._signer = HmacSigner(load_user_secret(self.directory))
+            except BaseException:
+                db.close()
+                raise
+        return db
 
     def close(self) -> None:
         if self._db is not None:
@@ -193,91 +125,101 @@ class CacheStore:
             self._warned.add(what)
             log.warning(message)
 
-    @property
-    def secret(self) -> bytes:
-        """The per-user HMAC key, created with mode 0600 on first use."""
-        if self._secret is None:
-            path = self.directory / SECRET_FILE
-            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            except FileExistsError:
-                pass
-            else:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(secrets.token_bytes(32))
-            info = path.stat()
-            if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
-                raise CachePermissionError(
-                    f"pymc-aot refuses the cache key {path}: it must belong to you with mode 600 "
-                    f"(`chmod 600 {path}`), or delete it to start a fresh cache"
-                )
-            data = path.read_bytes()
-            if len(data) < 32:
-                raise IntegrityError(f"the cache secret {path} is truncated; delete it")
-            self._secret = data
-        return self._secret
+    @contextlib.contextmanager
+    def _uncached(self, action: str) -> Iterator[None]:
+        """Turn a disk or database failure into one warning per action; the caller then misses."""
+        try:
+            yield
+        except CacheUnavailableError:
+            pass  # warned once when opening
+        except _STORE_ERRORS as exc:
+            what = "unreadable" if action == "read" else "not writable"
+            self._warn_once(action, f"pymc-aot cache at {self.directory} {what} ({exc}); running uncached")
 
-    def _sign(self, payload: bytes) -> str:
-        return hmac.new(self.secret, payload, hashlib.sha256).hexdigest()
+    def private_subdirectory(self, name: str) -> Path | None:
+        """``<root>/<name>`` for another tool's unsigned cache (JAX's), checked like the root.
+
+        None, after a warning, for a read-only shared cache or a root that cannot be made."""
+        if self.read_only:
+            self._warn_once(name, f"pymc-aot: not putting {name} into the read-only shared cache {self.directory}")
+            return None
+        try:
+            return private_subdirectory(self.directory, name)
+        except OSError as exc:
+            self._warn_once(name, f"pymc-aot: cannot make {name} in {self.directory} ({exc}); left out")
+            return None
 
     # -- reading --------------------------------------------------------------------
+    def _check_envelope(self, raw: Any, digest: str) -> dict[str, Any]:
+        envelope = json.loads(raw)
+        body = envelope["meta"]
+        if not isinstance(body, dict):
+            raise IntegrityError("metadata is not an object")
+        payload = json.dumps(body, sort_keys=True).encode()
+        if not self._signer.verify(payload, envelope["sig"]):
+            raise IntegrityError(f"signature does not verify with {self._signer.description}")
+        if body.get("format") != FORMAT_VERSION or body.get("digest") != digest:
+            raise IntegrityError("foreign format or digest")
+        if not isinstance(body.get("executable_size"), int) or not isinstance(body.get("executable_sha256"), str):
+            raise IntegrityError("no executable size or digest")
+        return body
+
     def _verified_metadata(self, digest: str) -> dict[str, Any] | None:
         try:
             raw = self.db.get(f"meta:{digest}")
-            if raw is None:
-                return None
-            envelope = json.loads(raw)
-            body = envelope["meta"]
-            payload = json.dumps(body, sort_keys=True).encode()
-            if not hmac.compare_digest(str(envelope["sig"]), self._sign(payload)):
-                raise IntegrityError("signature mismatch")
-            if body.get("format") != FORMAT_VERSION or body.get("digest") != digest:
-                raise IntegrityError("foreign format or digest")
-            return body
-        except (ValueError, KeyError, TypeError, IntegrityError) as exc:
+            return None if raw is None else self._check_envelope(raw, digest)
+        except _BAD_VALUE as exc:
             self._drop_broken(digest, f"metadata: {exc}")
             return None
 
     def metadata(self, digest: str) -> dict[str, Any] | None:
         """Verified metadata of one entry, or None if absent or broken (then dropped)."""
-        try:
+        with self._uncached("read"):
             return self._verified_metadata(digest)
-        except _STORE_ERRORS as exc:
-            self._warn_once("read", f"pymc-aot cache at {self.directory} unreadable ({exc}); running uncached")
-            return None
+        return None
 
     def get(self, digest: str) -> tuple[bytes, dict[str, Any]] | None:
         """Executable bytes and metadata, verified; None on a miss or a dropped entry."""
-        try:
+        with self._uncached("read"):
             meta = self._verified_metadata(digest)
             if meta is None:
                 return None
             try:
                 exe = self.db.get(f"exe:{digest}")
-            except IntegrityError:
-                exe = None
+            except _BAD_VALUE as exc:
+                self._drop_broken(digest, f"executable: {exc}")
+                return None
             if not isinstance(exe, bytes):
                 self._drop_broken(digest, "executable missing")
-                return None
-            if len(exe) != meta["executable_size"] or (hashlib.sha256(exe).hexdigest() != meta["executable_sha256"]):
+            elif len(exe) != meta["executable_size"] or hashlib.sha256(exe).hexdigest() != meta["executable_sha256"]:
                 self._drop_broken(digest, "executable digest mismatch")
-                return None
-            return exe, meta
-        except _STORE_ERRORS as exc:
-            self._warn_once("read", f"pymc-aot cache at {self.directory} unreadable ({exc}); running uncached")
-            return None
+            else:
+                return exe, meta
+        return None
 
     def _drop_broken(self, digest: str, why: str) -> None:
-        self._warn_once(
-            f"broken:{digest}",
-            f"pymc-aot: dropped cache entry {digest[:12]} that failed verification ({why}); it will be rebuilt",
-        )
+        done = "ignored (read-only cache); compiled in memory" if self.read_only else "dropped; it will be rebuilt"
+        self._warn_once(f"broken:{digest}", f"pymc-aot: cache entry {digest[:12]} failed verification ({why}): {done}")
         self.delete(digest)
+
+    def _usage(self, digest: str) -> dict[str, Any] | None:
+        """The usage record ({} if absent or garbled); None if refused, and the entry dropped."""
+        try:
+            raw = self.db.get(f"use:{digest}")
+        except IntegrityError as exc:
+            self._drop_broken(digest, f"usage record: {exc}")
+            return None
+        try:
+            usage = json.loads(raw) if raw is not None else {}
+        except (ValueError, TypeError, RecursionError):
+            return {}
+        return usage if isinstance(usage, dict) else {}
 
     # -- writing --------------------------------------------------------------------
     def put(self, digest: str, executable: bytes, metadata: dict[str, Any]) -> bool:
         """Store an entry; returns False (after one warning) if the store cannot be written."""
+        if self.read_only:
+            return False
         body = dict(metadata)
         body.update(
             format=FORMAT_VERSION,
@@ -285,84 +227,81 @@ class CacheStore:
             executable_size=len(executable),
             executable_sha256=hashlib.sha256(executable).hexdigest(),
         )
-        if self.read_only:
-            return False
-        payload = json.dumps(body, sort_keys=True).encode()
-        envelope = json.dumps({"meta": body, "sig": self._sign(payload)}, sort_keys=True)
-        try:
-            with self.db.transact():
-                self.db.set(f"exe:{digest}", bytes(executable))
-                self.db.set(f"use:{digest}", json.dumps({"hits": 0, "last_used": time.time()}))
-                self.db.set(f"meta:{digest}", envelope)
+        with self._uncached("write"):
+            db = self.db  # opened first: a private store's secret is loaded with it
+            payload = json.dumps(body, sort_keys=True).encode()
+            envelope = json.dumps({"meta": body, "sig": self._signer.sign(payload)}, sort_keys=True)
+            with db.transact():
+                db.set(f"exe:{digest}", bytes(executable))
+                db.set(f"use:{digest}", json.dumps({"hits": 0, "last_used": time.time()}))
+                db.set(f"meta:{digest}", envelope)
             return True
-        except _STORE_ERRORS as exc:
-            self._warn_once("write", f"pymc-aot cache at {self.directory} not writable ({exc}); running uncached")
-            return False
+        return False
 
     def record_hit(self, digest: str) -> None:
-        """Count a hit and stamp the last use; failures here never matter."""
+        """Count a hit and stamp the last use."""
         if self.read_only:
             return
-        try:
-            with self.db.transact():
-                usage = self._usage(digest)
-                usage["hits"] = int(usage.get("hits", 0)) + 1
+        with self._uncached("write"), self.db.transact():
+            usage = self._usage(digest)
+            if usage is not None:
+                usage["hits"] = int(_number(usage.get("hits"))) + 1
                 usage["last_used"] = time.time()
                 self.db.set(f"use:{digest}", json.dumps(usage))
-        except _STORE_ERRORS:
-            pass
-
-    def _usage(self, digest: str) -> dict[str, Any]:
-        try:
-            usage = json.loads(self.db.get(f"use:{digest}") or "{}")
-            return usage if isinstance(usage, dict) else {}
-        except ValueError:
-            return {}
 
     def delete(self, digest: str) -> bool:
         """Remove an entry; True if anything was there."""
         if self.read_only:
             return False
-        try:
+        with self._uncached("write"):
             with self.db.transact():
                 found = [self.db.delete(f"{kind}:{digest}") for kind in ("meta", "exe", "use")]
             return any(found)
-        except _STORE_ERRORS:
-            return False
+        return False
 
     # -- listing --------------------------------------------------------------------
+    def _keys(self) -> list[str]:
+        with self._uncached("read"):
+            return [k for k in self.db.iterkeys() if isinstance(k, str)]
+        return []
+
     def digests(self) -> Iterator[str]:
         """Digests of entries whose metadata is present (not yet verified)."""
-        for key in list(self.db.iterkeys()):
-            if isinstance(key, str) and key.startswith("meta:"):
+        for key in self._keys():
+            if key.startswith("meta:"):
                 yield key[5:]
+
+    def _record(self, digest: str, present: set[str]) -> EntryRecord | None:
+        if f"exe:{digest}" not in present:
+            self.delete(digest)
+            return None
+        meta = self._verified_metadata(digest)
+        usage = self._usage(digest) if meta is not None else None
+        if meta is None or usage is None:
+            return None
+        last_used = usage.get("last_used")
+        return EntryRecord(
+            digest=digest,
+            metadata=meta,
+            executable_bytes=meta["executable_size"],
+            hits=int(_number(usage.get("hits"))),
+            last_used=_number(last_used) if isinstance(last_used, (int, float)) else None,
+        )
 
     def entries(self) -> list[EntryRecord]:
         """Every complete, verified entry; orphans and broken entries are dropped."""
         records = []
-        present = {k for k in self.db.iterkeys() if isinstance(k, str)}
-        for key in present:
-            kind, _, digest = key.partition(":")
-            if kind in ("exe", "use") and f"meta:{digest}" not in present and not self.read_only:
-                self.db.delete(key)
-        for digest in list(self.digests()):
-            if f"exe:{digest}" not in present:
-                self.delete(digest)
-                continue
-            meta = self.metadata(digest)
-            if meta is None:
-                continue
-            usage = self._usage(digest)
-            records.append(
-                EntryRecord(
-                    digest=digest,
-                    metadata=meta,
-                    executable_bytes=int(meta["executable_size"]),
-                    hits=int(usage.get("hits", 0)),
-                    last_used=usage.get("last_used"),
-                )
-            )
-        records.sort(key=lambda r: r.metadata.get("created", 0))
+        with self._uncached("read"):
+            present = set(self._keys())
+            for key in present:
+                kind, _, digest = key.partition(":")
+                if kind in ("exe", "use") and f"meta:{digest}" not in present and not self.read_only:
+                    self.db.delete(key)
+            for key in sorted(present):
+                record = self._record(key[5:], present) if key.startswith("meta:") else None
+                if record is not None:
+                    records.append(record)
+        records.sort(key=lambda r: _number(r.metadata.get("created")))
         return records
 
     def find(self, prefix: str) -> list[str]:
@@ -371,12 +310,16 @@ class CacheStore:
 
     def volume(self) -> int:
         """Bytes the store accounts for (what the size limit bounds)."""
-        return int(self.db.volume())
+        with self._uncached("read"):
+            return int(self.db.volume())
+        return 0
 
     def clear(self) -> int:
         """Delete every entry; returns how many entries there were."""
         if self.read_only:
             return 0
         n = sum(1 for _ in self.digests())
-        self.db.clear()
-        return n
+        with self._uncached("write"):
+            self.db.clear()
+            return n
+        return 0

@@ -4,6 +4,7 @@ The public API. Names load on first use, so ``import pymc_aot`` (and the command
 starts without importing jax or pymc.
 
 * :func:`precompile` compiles and stores a model's transform before sampling.
+* :func:`compare` compiles every strategy and shows which fits (a table, HTML, a plot).
 * :func:`postprocess` / :func:`log_likelihood` run the cached transform on raw draws.
 * :func:`enable` / :func:`disable` / :func:`enabled` hook the cache into ``pm.sample``.
 """
@@ -15,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "precompile": ".aot.resolve",
+    "compare": ".aot.compare",
+    "Comparison": ".aot.compare",
     "MemoryBudgetError": ".aot.budget",
     "TransformEntry": ".aot.entries",
     "TransformKey": ".aot.key",
@@ -35,12 +38,14 @@ _EXPORTS = {
 __all__ = [
     "CachePermissionError",
     "CacheStore",
+    "Comparison",
     "IntegrityError",
     "MemoryBudgetError",
     "SampleError",
     "TransformEntry",
     "TransformKey",
     "clear_memo",
+    "compare",
     "disable",
     "enable",
     "enabled",
@@ -53,6 +58,7 @@ __all__ = [
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
     from .aot.budget import MemoryBudgetError
+    from .aot.compare import Comparison, compare
     from .aot.entries import TransformEntry
     from .aot.key import TransformKey
     from .aot.resolve import precompile

@@ -6,6 +6,7 @@ they came from and the counters of what happened; the functions here use it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -66,6 +67,7 @@ def postprocess(
     backend: str | None = None,
     cache: CacheStore | str | None = None,
     memory_budget: int | float | str | None = None,
+    out: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Postprocess raw draws with a cached, ahead-of-time compiled executable.
 
@@ -79,7 +81,14 @@ def postprocess(
     ``strategy="auto"`` (the default) picks the fastest strategy whose predicted peak fits
     ``memory_budget`` (see ``aot.precompile``). The ``vmap`` strategy donates its inputs, as
     PyMC does: jax arrays passed to it are consumed (numpy arrays are copied to the device
-    first and stay intact).
+    first and stay intact). ``streamed(B)`` computes B draws per call and copies each batch
+    into NumPy arrays while the next computes: the device never holds the whole output.
+
+    ``out="posterior.zarr"`` writes the outputs into that Zarr store instead (group
+    ``posterior`` or ``log_likelihood``, replaced if present; needs the ``zarr`` extra) and
+    returns its arrays, read lazily (``zarr.Array``); ``auto`` then streams, so memory holds
+    the inputs and a few batches, not the output. A write that did not finish is refused on
+    reading (``runtime.zarr_store.open_store`` / ``open_dataset``).
     """
     return run_transform(
         model,
@@ -92,6 +101,7 @@ def postprocess(
         backend=backend,
         cache=cache,
         memory_budget=memory_budget,
+        out=out,
     )
 
 

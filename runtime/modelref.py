@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import sys
@@ -13,21 +14,44 @@ class ModelRefError(Exception):
     """The reference cannot be turned into a model; the message is one line for the user."""
 
 
+def split_ref(ref: str) -> tuple[str, str]:
+    """``"path/to/file.py:NAME"`` -> ``("path/to/file.py", "NAME")``; NAME defaults to ``model``."""
+    target, _, name = ref.rpartition(":") if ":" in ref else (ref, ":", "model")
+    if not target:
+        raise ModelRefError(f"expected path/to/file.py:NAME or package.module:NAME, got {ref!r}")
+    return target, name or "model"
+
+
+def ref_label(ref: str) -> str:
+    """``examples/regression.py:model`` -> ``regression:model``, the label ``inspect`` shows."""
+    target, name = split_ref(ref)
+    stem = target.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+    return f"{stem}:{name}"
+
+
+def _is_file_ref(target: str) -> bool:
+    return target.endswith(".py") or "/" in target or Path(target).suffix == ".py"
+
+
+def user_module_name(path: Path) -> str:
+    """The module name a model file is imported under: the same in every process (``hash()`` of a
+    string is salted per process), so functions defined there describe the same way each run."""
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+    return f"_pymc_aot_user_{digest}"
+
+
 def load_model(ref: str) -> Any:
     """The ``pm.Model`` named by ``ref``; NAME may be a model or a zero-argument callable.
 
     Without ``:NAME`` the name ``model`` is used. Exceptions raised by the user's own code
     propagate unchanged (the CLI turns them into one line, or a traceback under --debug).
     """
-    import pymc as pm
-
-    target, _, name = ref.rpartition(":") if ":" in ref else (ref, ":", "model")
-    name = name or "model"
-    if target.endswith(".py") or "/" in target or Path(target).suffix == ".py":
+    target, name = split_ref(ref)
+    if _is_file_ref(target):
         path = Path(target)
         if not path.is_file():
             raise ModelRefError(f"model file not found: {path}")
-        module_name = f"_pymc_aot_user_{abs(hash(str(path.resolve())))}"
+        module_name = user_module_name(path)
         spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None:
             raise ModelRefError(f"cannot import {path} as a Python file")
@@ -45,6 +69,8 @@ def load_model(ref: str) -> Any:
             if exc.name and target.startswith(exc.name):
                 raise ModelRefError(f"module not found: {target}") from None
             raise
+    import pymc as pm  # only now: the CLI says "loading" before anything heavy is imported
+
     if not hasattr(module, name):
         available = sorted(k for k, v in vars(module).items() if isinstance(v, pm.Model))
         hint = f" (models defined there: {', '.join(available)})" if available else ""

@@ -15,11 +15,12 @@ class Phases:
         self.later: list[Callable[[], None]] = []
         self._last = time.perf_counter()
 
-    def finish(self) -> None:
-        """Run the deferred bookkeeping (while the device computes)."""
+    def finish(self, step: str = "bookkeeping") -> None:
+        """Run the deferred bookkeeping (while the device computes); its time is ``step``'s."""
         for task in self.later:
             task()
         self.later.clear()
+        self.mark(step)
 
     def mark(self, step: str) -> None:
         """The time since the previous mark was spent on ``step``."""

@@ -13,6 +13,11 @@ PyMC's ``sample_jax_nuts`` postprocesses in three module-level calls, which are 
 ``sample_jax_nuts`` (and its ``sample_numpyro_nuts`` / ``sample_blackjax_nuts`` partials)
 are wrapped only to know which model is being sampled and whether the user chose a
 ``postprocessing_vectorize``. ``disable()`` puts every original object back.
+
+PyMC 5.28 and 6.x have these seams with the same signatures (PyMC 6's ``_get_log_likelihood``
+goes through ``_postprocess_samples`` itself; it is replaced whole, so that does not matter).
+PyMC 6 changed only how ``pm.sample`` hands the driver options over (``nuts={...}``, lifted
+into ``sample_jax_nuts``'s keywords), so they reach the wrapper as keywords on both lines.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import contextlib
 import contextvars
 import functools
 import logging
+import os
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -48,6 +54,7 @@ class Options:
     batch_size: int | None = None
     memory_budget: int | float | str | None = None
     jax_cache: bool = False
+    out: str | None = None
 
 
 @dataclass
@@ -69,6 +76,7 @@ class _Active:
     model: Any
     vectorize: str | None
     budget: int | None
+    written: dict[str, Path] = field(default_factory=dict)  # with out=: groups written to the store
 
 
 _ACTIVE: contextvars.ContextVar[_Active | None] = contextvars.ContextVar("pymc_aot_active", default=None)
@@ -123,7 +131,9 @@ def _run_cached(
 
     options = _STATE.options or Options()
     strategy, batch_size = _strategy_for(vectorize)
-    return run_transform(
+    active = _ACTIVE.get()
+    out = options.out if active is not None else None
+    result = run_transform(
         model,
         list(samples),
         strategy=strategy,
@@ -133,7 +143,14 @@ def _run_cached(
         spec=OutputSpec(kind, names),
         log_likelihood=kind == "log_likelihood",
         memory_budget=budget if budget is not None else options.memory_budget,
+        out=out,
     )
+    if out is None or active is None:
+        return result
+    from .sample_out import placeholders
+
+    active.written[kind] = Path(out)
+    return placeholders(result)
 
 
 def _fallback_warning(what: str, exc: BaseException) -> None:
@@ -235,6 +252,7 @@ def _preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int
             backend=backend,
             cache=options.cache_dir,
             memory_budget=budget,
+            to_disk=options.out is not None,
         )
     return budget
 
@@ -244,9 +262,15 @@ def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
 
     model = pm.modelcontext(kwargs.get("model"))
     budget = _preflight(model, args, kwargs)  # raises MemoryBudgetError before any sampling
-    token = _ACTIVE.set(_Active(model, kwargs.get("postprocessing_vectorize"), budget))
+    active = _Active(model, kwargs.get("postprocessing_vectorize"), budget)
+    token = _ACTIVE.set(active)
+    out = (_STATE.options or Options()).out
     try:
-        return _STATE.originals["sample_jax_nuts"](*args, **kwargs)
+        if out is None:
+            return _STATE.originals["sample_jax_nuts"](*args, **kwargs)
+        from .sample_out import sample_into_store
+
+        return sample_into_store(_STATE.originals["sample_jax_nuts"], args, kwargs, model, active.written)
     finally:
         _ACTIVE.reset(token)
 
@@ -288,12 +312,12 @@ def _seams_present(module: Any) -> bool:
     return True
 
 
-def _point_jax_cache(root: Path) -> None:
+def _point_jax_cache(directory: Path) -> None:
     import jax
     from jax.experimental.compilation_cache import compilation_cache
 
     _STATE.jax_config = {"jax_compilation_cache_dir": jax.config.jax_compilation_cache_dir}
-    jax.config.update("jax_compilation_cache_dir", str(root / "jax-compilation-cache"))
+    jax.config.update("jax_compilation_cache_dir", str(directory))
     compilation_cache.reset_cache()
 
 
@@ -316,6 +340,7 @@ def enable(
     batch_size: int | None = None,
     memory_budget: int | float | str | None = None,
     jax_cache: bool = False,
+    out: str | os.PathLike[str] | None = None,
 ) -> bool:
     """Hook pymc-aot into PyMC's JAX samplers; returns False if PyMC's seams are missing.
 
@@ -325,8 +350,10 @@ def enable(
     sampling starts, against ``memory_budget``; if nothing fits, ``pm.sample`` raises
     ``MemoryBudgetError`` at once instead of failing at "Transforming variables".
     ``jax_cache=True`` also points JAX's persistent compilation cache into the pymc-aot
-    cache root, so the samplers' own compiles are reused across processes. Enabling twice
-    only updates the options.
+    cache root, so the samplers' own compiles are reused across processes. ``out``: a Zarr
+    store; the posterior (and log-likelihood) are streamed into it and the InferenceData's
+    groups read from it lazily (see ``runtime/sample_out.py``). Enabling twice only updates
+    the options.
     """
     import pymc.sampling.jax as pymc_jax
 
@@ -338,9 +365,16 @@ def enable(
     get_strategy(strategy, batch_size)  # validate now, not in the middle of sampling
     if memory_budget is not None:
         resolve_budget(memory_budget, resolve_device(None))
+    if out is not None:
+        from .zarr_store import check_target
+
+        out = str(check_target(out))
     options = Options(
-        cache_dir=cache_dir, strategy=strategy, batch_size=batch_size, memory_budget=memory_budget, jax_cache=jax_cache
+        cache_dir=cache_dir, strategy=strategy, batch_size=batch_size, memory_budget=memory_budget, jax_cache=jax_cache,
+        out=out,
     )
+    # checked like the cache root, before anything is patched; None in a read-only shared cache
+    jax_dir = CacheStore(cache_dir).private_subdirectory("jax-compilation-cache") if jax_cache else None
     if _STATE.options is None:
         if not _seams_present(pymc_jax):
             if not _STATE.warned:
@@ -356,8 +390,8 @@ def enable(
         for name, replacement in _REPLACEMENTS.items():
             setattr(pymc_jax, name, replacement)
     _restore_jax_cache()
-    if jax_cache:
-        _point_jax_cache(CacheStore(cache_dir).directory)
+    if jax_dir is not None:
+        _point_jax_cache(jax_dir)
     _STATE.options = options
     return True
 

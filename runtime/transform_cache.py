@@ -10,6 +10,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -21,10 +22,13 @@ from ..aot.request import TransformRequest, make_request, match_floatx, value_si
 from ..aot.resolve import resolve
 from ..aot.spec import OutputSpec
 from ..aot.strategies import AUTO, Strategy
+from ..aot.stream_fit import acceptable
 from ..cache import CacheStore
 from ..cache.entry import EntryMetadata
 from .phases import Phases
+from .streaming import run_loaded
 from .validate import check_full_shapes, check_samples, order_samples
+from .zarr_store import OutPath, ZarrWriter, check_target
 
 log = logging.getLogger("pymc_aot")
 
@@ -46,10 +50,11 @@ class LoadedTransform:
     def data_indices(self) -> tuple[int, ...]:
         return self.metadata.data_indices
 
-    def fits(self, budget: int | None) -> bool:
-        """False for an ``auto`` choice whose peak exceeds ``budget`` (chosen under a larger one)."""
+    def fits(self, request: TransformRequest) -> bool:
+        """False for an ``auto`` choice that does not hold for ``request``: made under a larger
+        budget, or for outputs going elsewhere (``out=`` or memory); see ``aot.stream_fit.acceptable``."""
         auto = self.metadata.auto
-        return budget is None or auto is None or auto.peak <= budget
+        return request.budget is None or auto is None or acceptable(auto, request)
 
 
 @dataclass
@@ -155,10 +160,10 @@ class TransformCache:
             self._memo.clear()
             _close_stores(self._stores)
 
-    def _recall(self, digest: str, budget: int | None) -> LoadedTransform | None:
+    def _recall(self, digest: str, request: TransformRequest) -> LoadedTransform | None:
         with self._lock:
             loaded = self._memo.get(digest)
-            if loaded is None or not loaded.fits(budget):
+            if loaded is None or not loaded.fits(request):
                 return None
             self._memo.move_to_end(digest)
             self.counters.memo_hits += 1
@@ -187,12 +192,12 @@ class TransformCache:
 
         With ``phases``, the store's hit record is left in ``phases.later`` for the caller."""
         digest = request.key.digest
-        loaded = self._recall(digest, request.budget)
+        loaded = self._recall(digest, request)
         if loaded is not None:
             return loaded
         steps = phases or Phases()
         with self._resolving.hold(digest):
-            loaded = self._recall(digest, request.budget)  # maybe somebody else compiled it for us
+            loaded = self._recall(digest, request)  # maybe somebody else compiled it for us
             if loaded is None:
                 loaded = self._remember(digest, self._load_entry(request, store, steps))
         if phases is None:
@@ -242,10 +247,12 @@ class TransformCache:
         memory_budget: int | float | str | None = None,
         fingerprint: ModelFingerprint | None = None,
         spec: OutputSpec | None = None,
+        out: OutPath | None = None,
     ) -> dict[str, Any]:
         """Validate ``samples``, find or build the executable, run it (options as ``postprocess``)."""
         phases = Phases()
         match_floatx()  # before samples are cast or put on the device
+        target = check_target(out) if out is not None else None
         fp = fingerprint or fingerprint_model(model)
         phases.mark("fingerprint")
         static = [tuple(model.rvs_to_values[rv].type.shape) for rv in model.free_RVs]
@@ -263,21 +270,27 @@ class TransformCache:
             memory_budget=memory_budget,
             fingerprint=fp,
             spec=spec,
+            to_disk=target is not None,
         )
         phases.mark("key")
         store = self.store(cache) if use_cache else None
         if any(None in s for s in static) and not self.knows(request.key.digest, store):
             check_full_shapes(sig, value_signature(model, fp, *sig[0][1][:2]))
         loaded = self.load(request, store, phases)
-        device = request.device
         data = [fp.data[i].get_value(borrow=True) for i in loaded.data_indices]
-        args, data = jax.device_put((arrays, data), device)  # one transfer call, not one per array
-        result = dict(zip(loaded.output_names, loaded.executable(*args, *data), strict=True))
+        args, data = jax.device_put((arrays, data), request.device)  # one transfer, not one per array
+        sink = _zarr_sink(target, loaded.metadata) if target is not None else None
+        result = run_loaded(loaded.executable, loaded.metadata, [*args, *data], sink)
         phases.mark("call")
-        phases.finish()
-        phases.mark("record hit")
+        phases.finish("record hit")
         self.counters.last_phases = phases.seconds
         return result
+
+
+def _zarr_sink(target: Path, meta: EntryMetadata) -> ZarrWriter:
+    info = {"outputs": list(meta.output_names), "strategy": meta.label, "digest": meta.digest}
+    batch = meta.stream_batch or meta.draws
+    return ZarrWriter(target, meta.kind, meta.output_names, meta.result_shapes, batch, info)
 
 
 def _executable(entry: TransformEntry, device: Any) -> Any:

@@ -148,7 +148,7 @@ def test_bad_options_are_user_errors(capsys, cache_dir):
 
 
 def test_every_command_has_help_with_an_example(capsys):
-    for command in ("precompile", "inspect", "compare", "stats", "clear"):
+    for command in ("precompile", "inspect", "compare", "stats", "clear", "doctor"):
         code, out, _ = run(capsys, command, "--help")
         assert code == 0 and "Example" in out and "pymc-aot " + command in out
 

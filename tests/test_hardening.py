@@ -19,7 +19,7 @@ from reference import assert_same, pymc_posterior
 from zoo import draws_for, regression_data, scalars
 
 from pymc_aot import aot, runtime
-from pymc_aot.cache import CachePermissionError, CacheStore
+from pymc_aot.cache import CachePermissionError, CacheStore, generate_keypair
 from pymc_aot.runtime.cli import main as cli_main
 
 HERE = Path(__file__).parent
@@ -67,22 +67,22 @@ def test_key_file_readable_by_others_is_refused(cache_dir):
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to chown")
-def test_foreign_owner_refused_unless_read_only_with_operator_key(model, cache_dir, tmp_path, monkeypatch):
-    writer = CacheStore(cache_dir)
+def test_foreign_owner_refused_unless_read_only_with_operator_public_key(model, cache_dir, tmp_path, monkeypatch):
+    private_file, public_file = generate_keypair(tmp_path / "keys")
+    writer = CacheStore(cache_dir, signing_key=private_file)
     aot.precompile(model, chains=2, draws=7, strategy="vmap", cache=writer)
-    writer.close()  # SQLite checkpoints its write-ahead log into cache.db when the writer closes
-    key_file = tmp_path / "operator.key"
-    shutil.copy(cache_dir / "secret.key", key_file)
+    writer.close()
     for path in [cache_dir, *cache_dir.rglob("*")]:
         os.chown(path, 12345, 12345)
     with pytest.raises(CachePermissionError, match="belongs to uid 12345"):
         CacheStore(cache_dir).get("a" * 64)
     monkeypatch.setenv("PYMC_AOT_CACHE_READONLY", "1")
-    with pytest.raises(CachePermissionError, match="needs the key"):
+    with pytest.raises(CachePermissionError, match="PYMC_AOT_CACHE_PUBLIC_KEY"):
         CacheStore(cache_dir)
-    monkeypatch.setenv("PYMC_AOT_CACHE_KEY", str(key_file))
-    def snapshot():  # data files; SQLite's -shm/-wal are lock bookkeeping of any reader
-        return sorted((p.name, p.stat().st_mtime_ns) for p in cache_dir.rglob("*") if not p.name.endswith(("-shm", "-wal")))
+    monkeypatch.setenv("PYMC_AOT_CACHE_PUBLIC_KEY", str(public_file))
+
+    def snapshot():
+        return sorted((p.name, p.stat().st_mtime_ns) for p in cache_dir.rglob("*"))
 
     before = snapshot()
     runtime.clear_memo()

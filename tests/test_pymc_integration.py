@@ -1,4 +1,4 @@
-"""pm.sample with pymc-aot enabled returns stock PyMC's InferenceData, from cached executables."""
+"""pm.sample with pymc-aot enabled returns stock PyMC's InferenceData (ArviZ 1.x: DataTree), from cached executables."""
 
 from __future__ import annotations
 
@@ -17,16 +17,18 @@ import pytest
 from zoo import lkj, regression_data, simplex_ordered
 
 from pymc_aot import runtime
+from pymc_aot.aot.compat import inference_groups, sampler_options
 from pymc_aot.cache import CacheStore
 
 HERE = Path(__file__).parent
 FAST = {"draws": 15, "tune": 15, "chains": 2, "progressbar": False, "compute_convergence_checks": False}
 
 
-def assert_same_idata(stock: az.InferenceData, ours: az.InferenceData) -> None:
-    assert set(stock.groups()) == set(ours.groups())
-    for group in stock.groups():
-        a, b = stock[group], ours[group]
+def assert_same_idata(stock, ours) -> None:
+    stock_groups, our_groups = inference_groups(stock), inference_groups(ours)
+    assert set(stock_groups) == set(our_groups) and "posterior" in stock_groups
+    for group, a in stock_groups.items():
+        b = our_groups[group]
         assert set(a.data_vars) == set(b.data_vars), group
         for name in a.data_vars:
             assert a[name].dims == b[name].dims, (group, name)
@@ -70,10 +72,10 @@ def test_enabled_equals_stock(cache_dir, sampler, make):
 def test_pymc_contract_options(hooked):
     model = simplex_ordered()
     options = [
-        {"var_names": ["w"], "nuts_sampler_kwargs": {"keep_untransformed": True, "postprocessing_backend": "cpu"}},
-        {"chains": 1, "nuts_sampler_kwargs": {"chain_method": "vectorized"}},
+        {"var_names": ["w"], **sampler_options({"keep_untransformed": True, "postprocessing_backend": "cpu"})},
+        {"chains": 1, **sampler_options({"chain_method": "vectorized"})},
         {
-            "nuts_sampler_kwargs": {"postprocessing_vectorize": "scan"},
+            **sampler_options({"postprocessing_vectorize": "scan"}),
             "idata_kwargs": {"coords": {"w_dim": list("abcd")}, "dims": {"w": ["w_dim"]}},
         },
     ]

@@ -1,0 +1,76 @@
+"""Where PyMC 5 / PyTensor 2 and PyMC 6 / PyTensor 3 differ, and nowhere else.
+
+Each name says what differs, which release changed it, and how; the rest of the code uses
+these names instead of checking versions. Checked as identical on both lines (no shim
+needed): ``jax.experimental.serialize_executable`` (``serialize`` and
+``deserialize_and_load(..., backend=, execution_devices=)``), ``Compiled.memory_analysis()``
+and ``cost_analysis()`` (jax 0.10 and 0.12), ``pytensor.graph.traversal`` (pytensor 2.38 and
+3.x), and the seams of ``pymc.sampling.jax`` that ``runtime.pymc_hooks`` replaces.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytensor.graph.fg import FunctionGraph
+
+try:  # PyTensor 3.0: ops keep their inner graph as an immutable, globally interned
+    # FrozenFunctionGraph, which is not a FunctionGraph subclass.
+    from pytensor.graph.fg import FrozenFunctionGraph
+except ImportError:  # PyTensor 2.x: inner graphs are plain FunctionGraphs
+    INNER_GRAPH_TYPES: tuple[type, ...] = (FunctionGraph,)
+else:
+    INNER_GRAPH_TYPES = (FunctionGraph, FrozenFunctionGraph)
+
+# PyTensor 3.0's OpFromGraph (PyMC's SymbolicRandomVariable, AR, ...) fills these attributes
+# on first use (connection_pattern, infer_shape, __eq__). They describe gradients and shapes,
+# never the forward result; describing them would make a model's fingerprint depend on what
+# was done with the model before. The lop/rop caches of PyTensor 2.x are listed as well.
+LAZY_OP_ATTRIBUTES = frozenset(
+    {
+        "_connection_pattern",
+        "_inner_shape_template",
+        "_inner_shape_frozen",
+        "_frozen_lop",
+        "_frozen_rop",
+        "_lop_op_cache",
+        "_rop_op_cache",
+    }
+)
+
+
+def is_inner_graph(obj: Any) -> bool:
+    """Whether ``obj`` is an op's inner graph (a FunctionGraph, or PyTensor 3's frozen one)."""
+    mro = type(obj).__mro__  # by the MRO: isinstance against ABCs is slow on new types
+    return any(t in mro for t in INNER_GRAPH_TYPES)
+
+
+def pymc_major() -> int:
+    """PyMC's major version (5 or 6)."""
+    import pymc
+
+    return int(str(pymc.__version__).split(".")[0])
+
+
+def sampler_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``pm.sample`` keywords carrying ``options`` to the JAX sampler driver
+    (``keep_untransformed``, ``chain_method``, ``postprocessing_backend``, ...).
+
+    PyMC 6.0 refuses them as top-level keywords and deprecates ``nuts_sampler_kwargs``:
+    they go in ``nuts={...}``, from which ``sample_jax_nuts``'s own options are lifted.
+    PyMC 5.x takes them in ``nuts_sampler_kwargs`` (its ``nuts=`` reaches only PyMC's NUTS).
+    """
+    return {"nuts": dict(options)} if pymc_major() >= 6 else {"nuts_sampler_kwargs": dict(options)}
+
+
+def inference_groups(idata: Any) -> dict[str, Any]:
+    """The groups of a ``pm.sample`` result as ``{name: xarray.Dataset}``.
+
+    ArviZ 1.0 (PyMC 6) returns an ``xarray.DataTree``: ``groups`` is a tuple of paths and the
+    root is a group too. ArviZ 0.x (PyMC 5) returns ``InferenceData``, whose ``groups()`` is a
+    method listing names.
+    """
+    groups = getattr(idata, "groups", None)
+    if callable(groups):  # ArviZ 0.x InferenceData
+        return {name: idata[name] for name in groups()}
+    return {name: child.to_dataset() for name, child in idata.children.items()}

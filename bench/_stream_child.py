@@ -1,0 +1,101 @@
+"""One fresh-process streaming measurement for streaming.py. Prints JSON.
+
+Usage: _stream_child.py METHOD ROWS CHAINS DRAWS STORE TRACKFILE REPEATS
+METHOD: pymc:vmap | aot:<strategy> (in memory) | out:<strategy> (into the Zarr store STORE)
+
+The model is ``examples.regression(ROWS, 50, 10)``: its ``mu`` deterministic is ROWS x
+CHAINS*DRAWS float64. Samples are put on the device and the executable is compiled and
+loaded before tracking starts; memray then tracks one call (peak of what it allocates),
+and REPEATS more calls, untracked, are timed (median; for out:, each on a deleted store).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+method, rows, chains, draws, store, track_file, repeats = sys.argv[1:8]
+c, d = int(chains), int(draws)
+owner, _, strategy = method.partition(":")
+
+import jax  # noqa: E402
+import memray  # noqa: E402
+import numpy as np  # noqa: E402
+
+from pymc_aot import aot, examples  # noqa: E402
+from pymc_aot.aot.request import make_request, value_signature  # noqa: E402
+from pymc_aot.runtime.engine import DEFAULT  # noqa: E402
+
+model = examples.regression(int(rows), 50, 10)
+fp = aot.fingerprint_model(model)
+signature = value_signature(model, fp, c, d)
+rng = np.random.default_rng(0)
+host = [rng.normal(scale=0.1, size=shape).astype(dtype) for _, shape, dtype in signature]
+out = store if owner == "out" else None
+
+
+def fresh() -> list:
+    return [jax.block_until_ready(jax.device_put(x)) for x in host]
+
+
+chosen = ""
+if owner == "pymc":
+    from pymc.sampling.jax import get_jaxified_graph
+    from pymc.util import get_default_varnames
+
+    outputs = list(get_default_varnames(model.unobserved_value_vars, include_transformed=False))
+    jax_fn = get_jaxified_graph(inputs=model.value_vars, outputs=outputs)
+    compiled = jax.jit(lambda xs: jax.vmap(jax.vmap(jax_fn))(*xs), donate_argnums=0).lower(fresh()).compile()
+    data_bytes = 0  # PyMC closes over the data: constants inside the executable
+
+    def call(xs):
+        return jax.block_until_ready(compiled(xs))
+else:
+    request = make_request(model, signature, strategy=strategy, fingerprint=fp, to_disk=out is not None)
+    loaded = DEFAULT.load(request, None)  # compiled (no store) and kept in this process's memo
+    chosen = loaded.metadata.chosen
+    data_bytes = sum(np.asarray(fp.data[i].get_value()).nbytes for i in loaded.data_indices)
+
+    def call(xs):
+        result = DEFAULT.run(model, xs, strategy=strategy, use_cache=False, fingerprint=fp, out=out)
+        return jax.block_until_ready(result)
+
+
+def nbytes(result) -> int:
+    arrays = result.values() if isinstance(result, dict) else result
+    return int(sum(np.dtype(a.dtype).itemsize * math.prod(a.shape) for a in arrays))
+
+
+def clear_store() -> None:
+    if out is not None and os.path.exists(out):
+        shutil.rmtree(out)
+
+
+xs = fresh()
+clear_store()
+if os.path.exists(track_file):
+    os.remove(track_file)
+with memray.Tracker(track_file):
+    result = call(xs)
+peak = memray.FileReader(track_file).metadata.peak_memory
+os.remove(track_file)
+output_bytes = nbytes(result)
+del result, xs
+times = []
+for _ in range(int(repeats)):
+    clear_store()
+    xs = fresh()
+    t0 = time.perf_counter()
+    call(xs)
+    times.append(time.perf_counter() - t0)
+seconds = sorted(times)[len(times) // 2]
+on_disk = sum(f.stat().st_size for f in Path(out).rglob("*") if f.is_file()) if out else 0
+clear_store()
+inputs = int(sum(x.nbytes for x in host) + data_bytes)
+print(json.dumps({"measured_peak": int(peak), "output_bytes": output_bytes, "input_bytes": inputs,
+                  "seconds": seconds, "chosen": chosen, "store_bytes": on_disk}))

@@ -1,0 +1,83 @@
+"""The version matrix: ``nox`` (reuses its virtualenvs; ``nox -s tests-3.12`` runs one session).
+
+Each session installs the project the way the README says (``pip install -e ".[dev]"``, here
+together with the session's pins so that pip resolves them in one go), prints the versions it
+got, then runs the README's test command. Extra arguments after ``--`` replace pytest's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import nox
+
+nox.options.reuse_venv = "yes"
+nox.options.error_on_missing_interpreters = True
+
+NEWEST_PYMC_6 = ("pymc>=6", "pytensor>=3", "jax>=0.12", "jaxlib>=0.12")
+# The oldest supported line, and the newest PyMC 6 on each Python it supports.
+MATRIX: dict[str, tuple[str, ...]] = {
+    "3.11": ("pymc==5.28.*", "pytensor==2.38.*", "jax==0.10.*", "jaxlib==0.10.*", "numpy==2.0.*"),
+    "3.12": NEWEST_PYMC_6,
+    "3.13": NEWEST_PYMC_6,
+}
+# The middle of the declared jax range, with PyMC 6.
+JAX_0_11 = ("pymc>=6", "pytensor>=3", "jax==0.11.*", "jaxlib==0.11.*")
+
+REPORTED = ("numpy", "pymc", "pytensor", "jax", "jaxlib", "arviz", "numpyro", "blackjax", "xarray", "h5netcdf")
+README_TEST_COMMAND = ("python", "-m", "pytest", "-q", "-n", "2")
+
+
+def _pyenv_interpreters_on_path() -> None:
+    """Put pyenv's interpreters (``python3.12`` ...) on PATH ahead of its shims, which only
+    answer for the version that is switched on."""
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    found = [root / v / "bin" for v in sorted(os.listdir(root))] if root.is_dir() else []
+    wanted = [str(b) for b in found if any((b / f"python{p}").exists() for p in MATRIX)]
+    os.environ["PATH"] = os.pathsep.join([*wanted, os.environ.get("PATH", "")])
+
+
+_pyenv_interpreters_on_path()
+
+
+def _pymc_major(pins: tuple[str, ...]) -> int:
+    pin = next(p for p in pins if p.startswith("pymc"))
+    return int(re.search(r"\d+", pin).group())
+
+
+def _other_pymc_line(session: nox.Session, pins: tuple[str, ...]) -> dict[str, str]:
+    """Point tests/test_compat.py's cross-version test at a sibling session's interpreter
+    with the other PyMC major, where one was already made."""
+    envdir = Path(session.virtualenv.location).parent
+    for python, their_pins in MATRIX.items():
+        other = envdir / f"tests-{python.replace('.', '-')}" / "bin" / "python"
+        if _pymc_major(their_pins) != _pymc_major(pins) and other.exists():
+            return {"PYMC_AOT_OTHER_PYTHON": str(other)}
+    return {}
+
+
+def _install_and_test(session: nox.Session, pins: tuple[str, ...]) -> None:
+    """Install with ``pins``, print the versions, run ``python -m pytest -q -n 2`` (its exit
+    code 5, no test collected, fails the session like any other)."""
+    session.install("--upgrade", "-e", ".[dev]", *pins)
+    show_versions = (
+        "import sys; from importlib.metadata import version; "
+        f"print('python ' + sys.version.split()[0], *(f'{{n}} {{version(n)}}' for n in {REPORTED!r}), sep=', ')"
+    )
+    session.run("python", "-c", show_versions)
+    command = [*README_TEST_COMMAND[:3], *(session.posargs or README_TEST_COMMAND[3:])]
+    session.run(*command, env=_other_pymc_line(session, pins))
+
+
+@nox.session(python=list(MATRIX))
+def tests(session: nox.Session) -> None:
+    """The oldest line on 3.11, the newest PyMC 6 on 3.12 and 3.13."""
+    _install_and_test(session, MATRIX[str(session.python)])
+
+
+@nox.session(python="3.12", name="tests-jax-0.11")
+def tests_jax_0_11(session: nox.Session) -> None:
+    """The newest PyMC 6 with jax 0.11."""
+    _install_and_test(session, JAX_0_11)

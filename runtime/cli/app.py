@@ -1,0 +1,71 @@
+"""The ``pymc-aot`` group, its commands, and how failures become exit codes."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Sequence
+
+import click
+
+from ...cache import CachePermissionError
+from .cmd_clear import clear
+from .cmd_compare import compare
+from .cmd_doctor import doctor
+from .cmd_inspect import inspect
+from .cmd_precompile import precompile
+from .cmd_stats import stats
+from .state import CliState, pass_state
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("--debug", is_flag=True, help="Show full tracebacks, including your model code's.")
+@click.version_option(package_name="pymc-aot")
+@pass_state
+def cli(state: CliState, debug: bool) -> None:
+    """Ahead-of-time compiled, cached postprocessing for PyMC's JAX samplers.
+
+    \b
+    Before a long run:   pymc-aot precompile model.py:model --chains 4 --draws 2000
+    What is cached:      pymc-aot inspect
+    Which strategy fits: pymc-aot compare model.py:model --run --plot compare.png
+    What is wrong:       pymc-aot doctor
+    """
+    state.debug = debug
+
+
+for command in (precompile, inspect, compare, stats, clear, doctor):
+    cli.add_command(command)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and map failures to exit codes 1 (user) and 2 (internal)."""
+    state = CliState()
+    try:
+        # standalone_mode=False: click returns ctx.exit()'s code instead of exiting
+        code = cli.main(
+            args=list(argv) if argv is not None else None, prog_name="pymc-aot", standalone_mode=False, obj=state
+        )
+    except CachePermissionError as exc:
+        click.echo(f"pymc-aot: {exc}", err=True)
+        return 1
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return 1
+    except click.ClickException as exc:  # includes usage errors: a user error, one line
+        click.echo(f"pymc-aot: {exc.format_message()}", err=True)
+        return 1
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except Exception as exc:  # noqa: BLE001 - anything else is our bug
+        if state.debug:
+            traceback.print_exc()
+        click.echo(
+            f"pymc-aot: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)", err=True
+        )
+        return 2
+    return code if isinstance(code, int) else 0
+
+
+def entry_point() -> None:
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""``pymc-aot inspect``: the entries you asked for, or everything about one of them."""
+
+from __future__ import annotations
+
+import click
+
+from ...cache import CacheStore, EntryRecord
+from ...render import Table, human_bytes, shape, strategy_label, when
+from .catalog import Listed, candidate_digests, fold, listed_json, match, role
+from .entry_view import show_entry
+from .errors import UserError
+from .options import cache_dir_option, json_option
+from .state import CliState, pass_state
+
+HEADERS = ("model", "key", "transform", "shape", "strategy", "candidates", "peak", "last used", "hits")
+"""Fits 120 columns; inspect KEY has the rest (temp, sizes on disk, compile times, key parts)."""
+
+
+@click.command()
+@click.argument("key_prefix", required=False)
+@click.option("--all", "everything", is_flag=True, help="List every stored executable, auto's candidates included.")
+@cache_dir_option
+@json_option
+@pass_state
+def inspect(state: CliState, key_prefix: str | None, everything: bool, cache_dir: str | None, as_json: bool) -> None:
+    """List cached transforms, or show everything about the one whose key starts with KEY_PREFIX.
+
+    One row per entry you asked for: an auto entry (the candidates it compiled are folded
+    under it; inspect its key to see them) or a strategy you compiled explicitly.
+
+    \b
+    Examples:
+      pymc-aot inspect
+      pymc-aot inspect 3fa9c0 --json
+      pymc-aot inspect --all
+    """
+    store = CacheStore(cache_dir)
+    records = store.entries() if store.directory.exists() else []
+    if key_prefix:
+        show_entry(state.output, store, records, _one(records, key_prefix, store), as_json)
+        return
+    listed = candidate_digests(records)
+    items = [Listed(r) for r in records] if everything else fold(records)
+    if as_json:
+        state.output.json({"location": str(store.directory), "entries": [listed_json(i, listed) for i in items]})
+        return
+    if not items:
+        state.output.echo(f"no cached transforms in {store.directory}")
+        return
+    rows = [_row(i, listed, everything) for i in items]
+    folded = sum(len(i.candidates) for i in items) if not everything else 0
+    hint = f"{folded} auto candidates folded; `pymc-aot inspect KEY` shows them, --all lists them" if folded else ""
+    headers = (*HEADERS[:5], "role", *HEADERS[6:]) if everything else HEADERS
+    state.output.table(Table.of(headers, rows, hint))
+
+
+def _one(records: list[EntryRecord], prefix: str, store: CacheStore) -> EntryRecord:
+    matches = match(records, prefix)
+    if not matches:
+        raise UserError(f"no cached entry has a key starting with {prefix!r} in {store.directory}")
+    if len(matches) > 1:
+        names = ", ".join(f"{r.digest[:12]} ({r.metadata.get('model_name') or '-'}, {_label(r)})" for r in matches)
+        raise UserError(f"key prefix {prefix!r} is ambiguous: {names}")
+    return matches[0]
+
+
+def _label(record: EntryRecord) -> str:
+    return strategy_label(record.metadata["key"], record.metadata.get("auto"))
+
+
+def _row(item: Listed, listed: set[str], everything: bool) -> tuple[str | int, ...]:
+    r, meta = item.record, item.record.metadata
+    values = meta["key"].get("values") or []
+    chains_draws = shape(*values[0][1][:2]) if values else "-"
+    if everything:
+        folded = role(r, listed)
+    else:
+        folded = str(len(item.candidates)) if meta.get("auto") else "-"
+    return (
+        meta.get("model_name") or "-",
+        r.digest[:12],
+        meta["key"]["kind"],
+        chains_draws,
+        _label(r),
+        folded,
+        human_bytes(meta["memory"]["peak"]),
+        when(r.last_used),
+        r.hits,
+    )
