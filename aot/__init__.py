@@ -1,18 +1,39 @@
 """Ahead-of-time compilation of PyMC postprocessing transforms.
 
 A request (:mod:`.request`) names what to build; :func:`.resolve.resolve` turns it into an
-entry -- read from the store, compiled (:mod:`.compiler`), or chosen (:mod:`.auto`).
+entry -- read from the store and loaded (:mod:`.loader`), compiled (:mod:`.compiler`), or
+chosen (:mod:`.auto`).
+
+Names and submodules load on first use: a cache hit must not import :mod:`.compiler` or
+:mod:`.graph` (they bring PyTensor's JAX dispatch, numpyro and ``pymc.sampling.jax``).
 """
 
-from ..cache.entry import CompileTimings, CostStats, EntryMetadata, MemoryStats
-from .compiler import CompiledTransform, load_executable
-from .entries import TransformEntry
-from .fingerprint import ModelFingerprint, fingerprint_model
-from .key import TransformKey
-from .request import TransformRequest, make_request, value_signature
-from .resolve import precompile
-from .spec import OutputSpec, resolve_outputs
-from .strategies import STRATEGY_NAMES, Strategy, get_strategy
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "CompileTimings": "..cache.entry",
+    "CostStats": "..cache.entry",
+    "EntryMetadata": "..cache.entry",
+    "MemoryStats": "..cache.entry",
+    "CompiledTransform": ".compiler",
+    "load_executable": ".loader",
+    "TransformEntry": ".entries",
+    "ModelFingerprint": ".fingerprint",
+    "fingerprint_model": ".fingerprint",
+    "TransformKey": ".key",
+    "TransformRequest": ".request",
+    "make_request": ".request",
+    "value_signature": ".request",
+    "precompile": ".resolve",
+    "OutputSpec": ".spec",
+    "resolve_outputs": ".spec",
+    "STRATEGY_NAMES": ".strategies",
+    "Strategy": ".strategies",
+    "get_strategy": ".strategies",
+}
 
 __all__ = [
     "STRATEGY_NAMES",
@@ -35,3 +56,28 @@ __all__ = [
     "resolve_outputs",
     "value_signature",
 ]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
+    from ..cache.entry import CompileTimings, CostStats, EntryMetadata, MemoryStats
+    from .compiler import CompiledTransform
+    from .entries import TransformEntry
+    from .fingerprint import ModelFingerprint, fingerprint_model
+    from .key import TransformKey
+    from .loader import load_executable
+    from .request import TransformRequest, make_request, value_signature
+    from .resolve import precompile
+    from .spec import OutputSpec, resolve_outputs
+    from .strategies import STRATEGY_NAMES, Strategy, get_strategy
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+        globals()[name] = value
+        return value
+    try:  # a submodule: ``aot.compiler`` works without importing it first
+        return importlib.import_module(f".{name}", __name__)
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{name}":
+            raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -45,15 +45,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..cache import CacheStore
 from ..cache.entry import AutoChoice, Candidate, EntryMetadata
 from ..cache.paths import human_bytes
 from .budget import MemoryBudgetError, exact_size
-from .compiler import Progress
 from .entries import TransformEntry, compile_and_store, read_entry, read_metadata
-from .graph import TransformGraph, build_transform
-from .request import TransformRequest
+from .request import Progress, TransformRequest
 from .strategies import Strategy, get_strategy
 from .stream_fit import (
     acceptable,
@@ -64,6 +63,9 @@ from .stream_fit import (
     stream_batch,
     streaming_advice,
 )
+
+if TYPE_CHECKING:
+    from .graph import TransformGraph
 
 WORKING_SET = 4 * 1024**2
 """Temporaries up to this size stay in cache (a few MiB of L2/L3 on current CPUs)."""
@@ -108,6 +110,8 @@ class _SharedGraph:
         if self.graph is None:
             if say:
                 say("building graph")
+            from .graph import build_transform  # a build: PyTensor's JAX dispatch is needed now
+
             r = self.request
             self.graph = build_transform(r.model, r.spec, r.fingerprint)
         return self.graph

@@ -1,24 +1,34 @@
-"""Lower and compile a transform ahead of time, analyse it, (de)serialize the executable."""
+"""Build, lower and compile a transform ahead of time, analyse it, serialize the executable.
+
+Importing this imports PyTensor's JAX dispatch (via :mod:`.graph`): only a build needs it;
+a cache hit loads with :mod:`.loader`.
+"""
 
 from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import jax
 import numpy as np
-from jax.experimental.serialize_executable import deserialize_and_load, serialize
+from jax.experimental.serialize_executable import serialize
 
 from ..cache.entry import CompileTimings, CostStats, EntryMetadata, MemoryStats
 from .graph import TransformGraph, build_transform
-from .request import TransformRequest
+from .loader import load_executable
+from .request import Progress, TransformRequest
 
-__all__ = ["CompileTimings", "CompiledTransform", "CostStats", "MemoryStats", "compile_transform", "load_executable"]
-
-Progress = Callable[[str], None]
+__all__ = [
+    "CompileTimings",
+    "CompiledTransform",
+    "CostStats",
+    "MemoryStats",
+    "Progress",
+    "compile_transform",
+    "load_executable",
+]
 
 
 @dataclass(frozen=True)
@@ -120,25 +130,3 @@ def _draws_per_call(strategy: Any, key: Any) -> int | None:
     chains, draws = key.chains_draws
     return min(strategy.batch_size, chains * draws)
 
-
-def _initialize_kernels() -> None:
-    """Register the LAPACK kernels that executables call into.
-
-    jaxlib fills its LAPACK function table lazily, when a linalg op is first *lowered*. A
-    process that only deserializes (a cache hit) never lowers, and an executable calling
-    Cholesky or a triangular solve would then jump through a null pointer and crash.
-    """
-    try:
-        from jax._src.lax import linalg
-
-        linalg.initialize_lapack()
-    except (ImportError, AttributeError):  # moved in a later jax: the lowering path still works
-        pass
-
-
-def load_executable(payload: bytes, n_args: int, n_outputs: int, device: Any) -> Any:
-    """Deserialize an executable for one device (PyMC forces 100 host devices)."""
-    _initialize_kernels()
-    in_tree = jax.tree_util.tree_structure((tuple(range(n_args)), {}))
-    out_tree = jax.tree_util.tree_structure(tuple(range(n_outputs)))
-    return deserialize_and_load(payload, in_tree, out_tree, backend=device.client, execution_devices=[device])

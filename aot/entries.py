@@ -1,22 +1,24 @@
 """A concrete request's entry: read from the store, or compiled and stored.
 
 Every compile goes through ``compiler.compile_transform``, looked up when called (tests
-replace it to see or forbid compiles).
+replace it to see or forbid compiles). :mod:`.compiler` is imported only then: it brings
+PyTensor's JAX dispatch and numpyro, which a hit never needs.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cache import CacheStore
 from ..cache.entry import CostStats, EntryMetadata, MemoryStats
 from ..render import Table, entry_table
-from . import compiler
-from .graph import TransformGraph
 from .key import TransformKey
-from .request import TransformRequest
+from .request import Progress, TransformRequest
+
+if TYPE_CHECKING:
+    from .graph import TransformGraph
 
 log = logging.getLogger("pymc_aot")
 
@@ -115,10 +117,11 @@ def read_entry(store: CacheStore | None, key: TransformKey) -> TransformEntry | 
 def compile_and_store(
     request: TransformRequest,
     store: CacheStore | None,
-    progress: compiler.Progress | None = None,
+    progress: Progress | None = None,
     graph: TransformGraph | None = None,
 ) -> TransformEntry:
     """Compile ``request`` and store it (when there is a store)."""
+    from . import compiler
     compiled = compiler.compile_transform(request, graph=graph, progress=progress)
     stored = False
     if store is not None:
@@ -138,7 +141,7 @@ def compile_and_store(
 
 
 def fetch_or_compile(
-    request: TransformRequest, store: CacheStore | None, progress: compiler.Progress | None = None
+    request: TransformRequest, store: CacheStore | None, progress: Progress | None = None
 ) -> TransformEntry:
     """The stored entry of a concrete ``request``, or a fresh compile of it, stored."""
     return read_entry(store, request.key) or compile_and_store(request, store, progress)

@@ -6,18 +6,39 @@ Making a request is cheap: a fingerprint walk and a key, no PyTensor rewrite, no
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import functools
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import jax
 import numpy as np
+import pytensor
 
 from .budget import resolve_budget
 from .fingerprint import ModelFingerprint, fingerprint_model
 from .key import Signature, TransformKey, make_key
 from .spec import OutputSpec, resolve_outputs
 from .strategies import AUTO, Strategy, get_strategy
+
+Progress = Callable[[str], None]
+"""Told each step of a build ("building graph", "lowering", ...); a hit says nothing."""
+
+_JAX_DISPATCH = "pytensor.link.jax.dispatch"
+
+
+@functools.cache
+def match_floatx() -> None:
+    """Set ``jax_enable_x64`` from ``floatX`` once, as importing PyTensor's JAX dispatch does.
+
+    A build imports that dispatch, which sets the flag at import; a hit does not import it.
+    Doing the same here, before the key reads the flag and before samples go to the device,
+    keys a hit like the build that stored it and puts float64 draws on the device as float64.
+    If the dispatch is already imported, its import did this and the flag is left alone.
+    """
+    if _JAX_DISPATCH not in sys.modules:
+        jax.config.update("jax_enable_x64", pytensor.config.floatX == "float64")
 
 
 @dataclass(frozen=True)
@@ -89,6 +110,7 @@ def make_request(
     ("12GiB"), a fraction of the device's free memory, or None for 80% of it. ``to_disk``:
     the outputs will be written to disk (``out=``); not part of the key, it steers ``auto``.
     """
+    match_floatx()
     fp = fingerprint or fingerprint_model(model)
     spec = spec or resolve_outputs(
         model, var_names=var_names, keep_untransformed=keep_untransformed, log_likelihood=log_likelihood

@@ -8,11 +8,10 @@ from typing import Any
 
 from ..cache import CacheStore
 from . import auto
-from .compiler import Progress
 from .entries import TransformEntry, fetch_or_compile
 from .fingerprint import ModelFingerprint, fingerprint_model
 from .key import Signature
-from .request import TransformRequest, make_request, value_signature
+from .request import Progress, TransformRequest, make_request, value_signature
 from .spec import InputKind, OutputSpec, resolve_constrained_outputs
 from .strategies import AUTO
 

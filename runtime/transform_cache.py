@@ -15,16 +15,17 @@ from typing import Any
 
 import jax
 
-from ..aot import compiler
+from ..aot import loader
 from ..aot.entries import TransformEntry
 from ..aot.fingerprint import ModelFingerprint, fingerprint_model
-from ..aot.request import TransformRequest, make_request, value_signature
+from ..aot.request import TransformRequest, make_request, match_floatx, value_signature
 from ..aot.resolve import resolve
 from ..aot.spec import OutputSpec
 from ..aot.strategies import AUTO, Strategy
 from ..aot.stream_fit import acceptable
 from ..cache import CacheStore
 from ..cache.entry import EntryMetadata
+from .phases import Phases
 from .streaming import run_loaded
 from .validate import check_full_shapes, check_samples, order_samples
 from .zarr_store import OutPath, ZarrWriter, check_target
@@ -65,6 +66,8 @@ class RuntimeCounters:
     compiles: int = 0
     last_source: str = ""
     events: list[tuple[str, str]] = field(default_factory=list)
+    last_phases: dict[str, float] = field(default_factory=dict)
+    """Seconds per step of the last ``run`` (fingerprint, samples, key, read, deserialize, ...)."""
 
     def record(self, what: str, digest: str) -> None:
         self.last_source = what
@@ -182,21 +185,29 @@ class TransformCache:
                 return True
         return store is not None and store.metadata(digest) is not None
 
-    def load(self, request: TransformRequest, store: CacheStore | None) -> LoadedTransform:
-        """The executable for ``request``: from this process, the store, or a fresh compile."""
+    def load(
+        self, request: TransformRequest, store: CacheStore | None, phases: Phases | None = None
+    ) -> LoadedTransform:
+        """The executable for ``request``: from this process, the store, or a fresh compile.
+
+        With ``phases``, the store's hit record is left in ``phases.later`` for the caller."""
         digest = request.key.digest
         loaded = self._recall(digest, request)
         if loaded is not None:
             return loaded
+        steps = phases or Phases()
         with self._resolving.hold(digest):
             loaded = self._recall(digest, request)  # maybe somebody else compiled it for us
             if loaded is None:
-                loaded = self._remember(digest, self._load_entry(request, store))
+                loaded = self._remember(digest, self._load_entry(request, store, steps))
+        if phases is None:
+            steps.finish()
         return loaded
 
-    def _load_entry(self, request: TransformRequest, store: CacheStore | None) -> LoadedTransform:
+    def _load_entry(self, request: TransformRequest, store: CacheStore | None, phases: Phases) -> LoadedTransform:
         digest, progress = request.key.digest, _CompileLog(request)
         entry = resolve(request, store, progress)
+        phases.mark("read" if entry.cached else "compile")
         try:
             executable = _executable(entry, request.device)
         except Exception as exc:  # a stored executable this jax cannot load is dropped and rebuilt
@@ -206,8 +217,9 @@ class TransformCache:
             store.delete(digest)
             entry = resolve(request, store, progress)
             executable = _executable(entry, request.device)
+        phases.mark("deserialize")
         if entry.cached and store is not None:
-            store.record_hit(digest)
+            phases.later.append(lambda: store.record_hit(digest))  # a write: not before the call
         with self._lock:
             if entry.compiles:
                 self.counters.compiles += entry.compiles
@@ -238,10 +250,14 @@ class TransformCache:
         out: OutPath | None = None,
     ) -> dict[str, Any]:
         """Validate ``samples``, find or build the executable, run it (options as ``postprocess``)."""
+        phases = Phases()
+        match_floatx()  # before samples are cast or put on the device
         target = check_target(out) if out is not None else None
         fp = fingerprint or fingerprint_model(model)
+        phases.mark("fingerprint")
         static = [tuple(model.rvs_to_values[rv].type.shape) for rv in model.free_RVs]
         arrays, sig = check_samples(order_samples(samples, fp), fp, static)
+        phases.mark("samples")
         request = make_request(
             model,
             sig,
@@ -256,22 +272,34 @@ class TransformCache:
             spec=spec,
             to_disk=target is not None,
         )
+        phases.mark("key")
         store = self.store(cache) if use_cache else None
         if any(None in s for s in static) and not self.knows(request.key.digest, store):
             check_full_shapes(sig, value_signature(model, fp, *sig[0][1][:2]))
-        return self.execute(request, arrays, store, target)
+        return self.execute(request, arrays, store, target, phases)
 
     def execute(
-        self, request: TransformRequest, arrays: Sequence[Any], store: CacheStore | None, target: Path | None = None
+        self,
+        request: TransformRequest,
+        arrays: Sequence[Any],
+        store: CacheStore | None,
+        target: Path | None = None,
+        phases: Phases | None = None,
     ) -> dict[str, Any]:
         """Run ``request``'s executable (memo, store or compile) on validated ``arrays`` and its data,
         into the Zarr store at ``target`` if given."""
-        loaded = self.load(request, store)
-        device, fp = request.device, request.fingerprint
-        args = [jax.device_put(a, device) for a in arrays]
-        data = [jax.device_put(fp.data[i].get_value(borrow=True), device) for i in loaded.data_indices]
+        phases = phases or Phases()
+        match_floatx()  # before anything is put on the device
+        loaded = self.load(request, store, phases)
+        fp = request.fingerprint
+        data = [fp.data[i].get_value(borrow=True) for i in loaded.data_indices]
+        args, data = jax.device_put((arrays, data), request.device)  # one transfer, not one per array
         sink = _zarr_sink(target, loaded.metadata) if target is not None else None
-        return run_loaded(loaded.executable, loaded.metadata, [*args, *data], sink)
+        result = run_loaded(loaded.executable, loaded.metadata, [*args, *data], sink)
+        phases.mark("call")
+        phases.finish("record hit")
+        self.counters.last_phases = phases.seconds
+        return result
 
 
 def _zarr_sink(target: Path, meta: EntryMetadata) -> ZarrWriter:
@@ -284,4 +312,4 @@ def _executable(entry: TransformEntry, device: Any) -> Any:
     if entry.executable is not None:
         return entry.executable
     meta = entry.metadata
-    return compiler.load_executable(entry.payload, meta.n_args, len(meta.output_names), device)
+    return loader.load_executable(entry.payload, meta.n_args, len(meta.output_names), device)
