@@ -14,10 +14,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "CompileTimings": "..cache.entry",
-    "CostStats": "..cache.entry",
+    "CompileTimings": "..cache.xla_stats",
+    "CostStats": "..cache.xla_stats",
     "EntryMetadata": "..cache.entry",
-    "MemoryStats": "..cache.entry",
+    "MemoryStats": "..cache.xla_stats",
     "CompiledTransform": ".compiler",
     "load_executable": ".loader",
     "TransformEntry": ".entries",
@@ -58,7 +58,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
-    from ..cache.entry import CompileTimings, CostStats, EntryMetadata, MemoryStats
+    from ..cache.entry import EntryMetadata
+    from ..cache.xla_stats import CompileTimings, CostStats, MemoryStats
     from .compiler import CompiledTransform
     from .entries import TransformEntry
     from .fingerprint import ModelFingerprint, fingerprint_model

@@ -48,7 +48,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..cache import CacheStore
-from ..cache.entry import AutoChoice, Candidate, EntryMetadata
+from ..cache.auto_choice import AutoChoice, Candidate
+from ..cache.entry import EntryMetadata
 from ..cache.paths import human_bytes
 from .budget import MemoryBudgetError, exact_size
 from .entries import TransformEntry, compile_and_store, read_entry, read_metadata

@@ -15,7 +15,8 @@ import jax
 import numpy as np
 from jax.experimental.serialize_executable import serialize
 
-from ..cache.entry import CompileTimings, CostStats, EntryMetadata, MemoryStats
+from ..cache.entry import EntryMetadata
+from ..cache.xla_stats import CompileTimings, CostStats, MemoryStats
 from .graph import TransformGraph, build_transform
 from .loader import load_executable
 from .request import Progress, TransformRequest

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..cache import CacheStore
-from ..cache.entry import CostStats, EntryMetadata, MemoryStats
+from ..cache.entry import EntryMetadata
+from ..cache.xla_stats import CostStats, MemoryStats
 from ..render import Table, entry_table
 from .key import TransformKey
 from .request import Progress, TransformRequest

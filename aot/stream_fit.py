@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import jax
 
-from ..cache.entry import AutoChoice, Candidate, EntryMetadata
+from ..cache.auto_choice import AutoChoice, Candidate
+from ..cache.entry import EntryMetadata
 from ..cache.paths import human_bytes
 from .budget import DEFAULT_FRACTION, available_memory, exact_size
 from .request import TransformRequest

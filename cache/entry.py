@@ -32,8 +32,23 @@ The store adds its own bookkeeping (``format``, ``executable_size``, ``executabl
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import MISSING, asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
+
+from .auto_choice import AutoChoice, Candidate
+from .xla_stats import CompileTimings, CostStats, MemoryStats
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SIZED_STRATEGIES",
+    "AutoChoice",
+    "Candidate",
+    "CompileTimings",
+    "CostStats",
+    "EntryMetadata",
+    "MemoryStats",
+    "strategy_label",
+]
 
 SCHEMA_VERSION = 1
 
@@ -45,126 +60,6 @@ SIZED_STRATEGIES = ("batched", "streamed")
 def strategy_label(name: str, batch_size: int | None) -> str:
     """``batched(10)`` / ``streamed(10)`` for the sized strategies, else the strategy's name."""
     return f"{name}({batch_size})" if name in SIZED_STRATEGIES else name
-
-
-@dataclass(frozen=True)
-class MemoryStats:
-    """XLA's memory analysis of one executable, in bytes."""
-
-    argument: int
-    output: int
-    temp: int
-    alias: int
-    generated_code: int
-
-    @property
-    def peak(self) -> int:
-        """Predicted peak: argument + output + temp - alias."""
-        return self.argument + self.output + self.temp - self.alias
-
-    def as_dict(self) -> dict[str, int]:
-        return {**asdict(self), "peak": self.peak}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MemoryStats:
-        return cls(*(int(d[f.name]) for f in fields(cls)))
-
-
-@dataclass(frozen=True)
-class CostStats:
-    """XLA's cost analysis, where the backend provides one."""
-
-    flops: float | None
-    bytes_accessed: float | None
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> CostStats:
-        return cls(*(None if d.get(f.name) is None else float(d[f.name]) for f in fields(cls)))
-
-
-@dataclass(frozen=True)
-class CompileTimings:
-    """Seconds spent building (rewrite + jaxify), lowering, compiling and serializing."""
-
-    build: float
-    lower: float
-    compile: float
-    serialize: float
-
-    @property
-    def total(self) -> float:
-        return self.build + self.lower + self.compile + self.serialize
-
-    def as_dict(self) -> dict[str, float]:
-        return {**asdict(self), "total": self.total}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> CompileTimings:
-        return cls(*(float(d[f.name]) for f in fields(cls)))
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One strategy ``auto`` compiled (or found) and weighed against the budget.
-
-    ``peak`` is the predicted device peak (for ``streamed`` two batches in flight);
-    ``host_bytes`` what the run assembles in host memory besides (streamed only, else 0).
-    """
-
-    strategy: str
-    steps: int
-    key: str | None
-    peak: int
-    argument: int
-    output: int
-    temp: int
-    alias: int
-    flops: float | None
-    bytes_accessed: float | None
-    fits: bool
-    host_bytes: int = 0
-
-    @property
-    def extra(self) -> int:
-        """What a call needs beyond its outputs: temp - alias."""
-        return self.temp - self.alias
-
-    def as_dict(self) -> dict[str, Any]:
-        """The stored form; ``host_bytes`` only where there are any (older entries lack it)."""
-        d = asdict(self)
-        if not self.host_bytes:
-            del d["host_bytes"]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Candidate:
-        return cls(**{f.name: d[f.name] for f in fields(cls) if f.name in d or f.default is MISSING})
-
-
-@dataclass(frozen=True)
-class AutoChoice:
-    """What ``auto`` chose under which budget, and the numbers it chose from."""
-
-    chosen: str
-    chosen_key: str | None
-    peak: int
-    budget: int
-    rule: str
-    candidates: tuple[Candidate, ...]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "candidates": [c.as_dict() for c in self.candidates]}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AutoChoice:
-        return cls(
-            chosen=str(d["chosen"]),
-            chosen_key=d.get("chosen_key"),
-            peak=int(d["peak"]),
-            budget=int(d["budget"]),
-            rule=str(d["rule"]),
-            candidates=tuple(Candidate.from_dict(c) for c in d["candidates"]),
-        )
 
 
 @dataclass(frozen=True)
