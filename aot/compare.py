@@ -22,8 +22,9 @@ from .budget import MemoryBudgetError, resolve_budget
 from .compiler import MemoryStats, Progress, load_executable
 from .entries import TransformEntry
 from .fingerprint import fingerprint_model
+from .options import RequestOptions
 from .request import resolve_device
-from .resolve import precompile
+from .resolve import precompile_with
 from .strategies import get_strategy
 
 FIXED = ("vmap", "scan", "scan_vmap", "vmap_scan", "nested_scan")
@@ -44,8 +45,8 @@ class StrategyResult:
     """One strategy's numbers: XLA's memory and cost analysis, compile time, and run time."""
 
     strategy: str
-    chains: str
-    draws: str
+    chain_map: str
+    draw_map: str
     key: str
     memory: MemoryStats
     flops: float | None
@@ -77,8 +78,8 @@ class Comparison:
         for r in self.results:
             row = {
                 "strategy": r.strategy,
-                "chains": r.chains,
-                "draws": r.draws,
+                "chains": r.chain_map,
+                "draws": r.draw_map,
                 "key": r.key,
                 "memory": r.memory.as_dict(),
                 "flops": r.flops,
@@ -108,8 +109,8 @@ class Comparison:
             mark = " *" if r.strategy == self.chosen else ""
             row = [
                 r.strategy + mark,
-                r.chains,
-                r.draws,
+                r.chain_map,
+                r.draw_map,
                 human_bytes(r.memory.peak),
                 human_bytes(r.memory.temp),
                 human_bytes(r.memory.output),
@@ -172,20 +173,13 @@ def compare(
     store = cache if isinstance(cache, CacheStore) else CacheStore(cache)
     device = resolve_device(backend)
     budget = resolve_budget(memory_budget, device)
-    options = dict(
-        chains=chains,
-        draws=draws,
-        var_names=var_names,
-        keep_untransformed=keep_untransformed,
-        log_likelihood=log_likelihood,
-        backend=backend,
-        cache=store,
-        model_name=model_name,
-    )
-    chosen, extra = _auto_choice(model, options, store, budget, say)
+    options = RequestOptions.pick(locals()).replace(memory_budget=None)
+    shape: dict[str, Any] = {"chains": chains, "draws": draws, "cache": store}
+    chosen, extra = _auto_choice(model, options, shape, store, budget, say)
     results = []
     for label in strategy_labels(chains, draws, extra):
-        entry = precompile(model, **options, strategy=label, progress=lambda s, lb=label: say(f"{lb}: {s}"))
+        say_label = lambda s, lb=label: say(f"{lb}: {s}")
+        entry = precompile_with(model, options.replace(strategy=label), **shape, progress=say_label)
         if entry.cached:
             say(f"{label}: cached")
         run_seconds = None
@@ -199,11 +193,11 @@ def compare(
 
 
 def _auto_choice(
-    model: Any, options: dict[str, Any], store: CacheStore, budget: int, say: Progress
+    model: Any, options: RequestOptions, shape: dict[str, Any], store: CacheStore, budget: int, say: Progress
 ) -> tuple[str | None, list[str]]:
     """What ``auto`` chooses under ``budget`` (None if nothing fits) and the candidates it compiled."""
     try:
-        entry = precompile(model, **options, strategy="auto", memory_budget=budget, progress=say)
+        entry = precompile_with(model, options.replace(strategy="auto", memory_budget=budget), **shape, progress=say)
     except MemoryBudgetError:
         return None, []
     chosen = entry.strategy.removeprefix("auto:")
@@ -216,8 +210,8 @@ def _result(label: str, entry: TransformEntry, run_seconds: float | None) -> Str
     strategy = get_strategy(label)
     return StrategyResult(
         strategy=label,
-        chains=strategy.chain_map,
-        draws=strategy.draw_map,
+        chain_map=strategy.chain_map,
+        draw_map=strategy.draw_map,
         key=entry.digest,
         memory=entry.memory,
         flops=entry.cost.flops,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ import pytensor
 from .budget import resolve_budget
 from .fingerprint import ModelFingerprint, fingerprint_model
 from .key import Signature, TransformKey, make_key
+from .options import RequestOptions
 from .spec import OutputSpec, resolve_outputs
 from .strategies import AUTO, Strategy, get_strategy
 
@@ -91,33 +92,29 @@ def resolve_device(backend: str | None) -> Any:
 def make_request(
     model: Any,
     values: Signature,
+    options: RequestOptions | None = None,
     *,
-    strategy: str | Strategy = AUTO,
-    batch_size: int | None = None,
-    var_names: Sequence[str] | None = None,
-    keep_untransformed: bool = False,
-    log_likelihood: bool = False,
-    backend: str | None = None,
-    memory_budget: int | float | str | None = None,
-    model_name: str | None = None,
     fingerprint: ModelFingerprint | None = None,
     spec: OutputSpec | None = None,
-    to_disk: bool = False,
+    **changes: Any,
 ) -> TransformRequest:
     """The request for ``model``'s transform of inputs shaped ``values``.
 
-    ``memory_budget`` is resolved here, once, and only for ``strategy="auto"``: bytes, a size
-    ("12GiB"), a fraction of the device's free memory, or None for 80% of it. ``to_disk``:
-    the outputs will be written to disk (``out=``); not part of the key, it steers ``auto``.
+    ``options`` (default: all defaults), with ``changes`` as keywords (``strategy="vmap"``, ...),
+    see :class:`~pymc_aot.aot.options.RequestOptions`. ``memory_budget`` is resolved here, once,
+    and only for ``strategy="auto"``: bytes, a size ("12GiB"), a fraction of the device's free
+    memory, or None for 80% of it. ``spec`` overrides the outputs the options name.
     """
     match_floatx()
+    opts = (options or RequestOptions()).replace(**changes)
     fp = fingerprint or fingerprint_model(model)
     spec = spec or resolve_outputs(
-        model, var_names=var_names, keep_untransformed=keep_untransformed, log_likelihood=log_likelihood
+        model, var_names=opts.var_names, keep_untransformed=opts.keep_untransformed, log_likelihood=opts.log_likelihood
     )
-    chosen = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, batch_size)
-    device = resolve_device(backend)
-    budget = resolve_budget(memory_budget, device) if chosen is None else None
+    strategy = opts.strategy
+    chosen = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, opts.batch_size)
+    device = resolve_device(opts.backend)
+    budget = resolve_budget(opts.memory_budget, device) if chosen is None else None
     if not fp.exact and fp.key_kind == "structural":  # code the fingerprint cannot describe
         from .lowered_key import lowered_fingerprint
 
@@ -125,7 +122,8 @@ def make_request(
     if chosen is not None:
         chosen = _for_outputs(chosen, spec)
     key = make_key(fp, spec, chosen, values, device)
-    return TransformRequest(model, fp, spec, chosen, device, key, budget, model_name or fp.model_name, to_disk)
+    name = opts.model_name or fp.model_name
+    return TransformRequest(model, fp, spec, chosen, device, key, budget, name, opts.to_disk)
 
 
 def value_signature(model: Any, fingerprint: ModelFingerprint, chains: int, draws: int) -> Signature:

@@ -11,6 +11,7 @@ from . import auto
 from .entries import TransformEntry, fetch_or_compile
 from .fingerprint import ModelFingerprint, fingerprint_model
 from .key import Signature
+from .options import RequestOptions
 from .request import Progress, TransformRequest, make_request, value_signature
 from .spec import InputKind, OutputSpec, resolve_constrained_outputs
 from .strategies import AUTO
@@ -63,23 +64,25 @@ def precompile(
     ``var_names`` then picks deterministics (observed variables) and ``keep_untransformed``
     does not apply.
     """
-    fp = fingerprint_model(model)
-    values, spec = _inputs_and_outputs(model, fp, chains, draws, inputs, var_names, log_likelihood)
-    request = make_request(
-        model,
-        values,
-        strategy=strategy,
-        batch_size=batch_size,
-        var_names=var_names,
-        keep_untransformed=keep_untransformed,
-        log_likelihood=log_likelihood,
-        backend=backend,
-        memory_budget=memory_budget,
-        model_name=model_name,
-        fingerprint=fp,
-        to_disk=to_disk,
-        spec=spec,
+    return precompile_with(
+        model, RequestOptions.pick(locals()), chains=chains, draws=draws, cache=cache, progress=progress, inputs=inputs
     )
+
+
+def precompile_with(
+    model: Any,
+    options: RequestOptions,
+    *,
+    chains: int = 4,
+    draws: int = 1000,
+    cache: CacheStore | str | None = None,
+    progress: Progress | None = None,
+    inputs: InputKind = "unconstrained",
+) -> TransformEntry:
+    """:func:`precompile` with the request's options as one value (``compare`` and the hooks)."""
+    fp = fingerprint_model(model)
+    values, spec = _inputs_and_outputs(model, fp, chains, draws, inputs, options.var_names, options.log_likelihood)
+    request = make_request(model, values, options, fingerprint=fp, spec=spec)
     store = cache if isinstance(cache, CacheStore) else CacheStore(cache)
     try:
         entry = resolve(request, store, progress)

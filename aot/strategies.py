@@ -42,10 +42,6 @@ class Strategy:
     def label(self) -> str:
         return strategy_label(self.name, self.batch_size)
 
-    # Read by runtime/cli.py's ``compare`` until it reads chain_map / draw_map.
-    chains = property(lambda self: self.chain_map)
-    draws = property(lambda self: self.draw_map)
-
     @property
     def streams(self) -> bool:
         """One call computes one batch; the caller loops (``runtime/streaming.py``)."""

@@ -10,11 +10,14 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..aot.options import RequestOptions
 from ..aot.request import TransformRequest
 from ..aot.strategies import AUTO
 from ..cache import CacheStore
+from .counters import RuntimeCounters
 from .from_posterior import run_from_posterior
-from .transform_cache import LoadedTransform, RuntimeCounters, TransformCache
+from .loaded_transform import LoadedTransform
+from .transform_cache import TransformCache
 
 __all__ = [
     "COUNTERS",
@@ -52,9 +55,11 @@ def load_or_compile(request: TransformRequest, store: CacheStore | None) -> Load
     return DEFAULT.load(request, store)
 
 
-def run_transform(model: Any, samples: Sequence[Any] | Mapping[str, Any], **options: Any) -> dict[str, Any]:
+def run_transform(
+    model: Any, samples: Sequence[Any] | Mapping[str, Any], options: RequestOptions | None = None, **keywords: Any
+) -> dict[str, Any]:
     """Validate ``samples``, find or build the executable, run it; see :meth:`TransformCache.run`."""
-    return DEFAULT.run(model, samples, **options)
+    return DEFAULT.run(model, samples, options, **keywords)
 
 
 def postprocess(
@@ -92,19 +97,7 @@ def postprocess(
     the inputs and a few batches, not the output. A write that did not finish is refused on
     reading (``runtime.zarr_store.open_store`` / ``open_dataset``).
     """
-    return run_transform(
-        model,
-        samples,
-        strategy=strategy,
-        batch_size=batch_size,
-        var_names=var_names,
-        keep_untransformed=keep_untransformed,
-        log_likelihood=log_likelihood,
-        backend=backend,
-        cache=cache,
-        memory_budget=memory_budget,
-        out=out,
-    )
+    return run_transform(model, samples, RequestOptions.pick(locals()), cache=cache, out=out)
 
 
 def log_likelihood(model: Any, samples: Sequence[Any] | Mapping[str, Any], **options: Any) -> dict[str, Any]:
@@ -133,15 +126,4 @@ def from_posterior(
     arrays by name; ``var_names`` picks deterministics / observed variables. Options as
     ``postprocess``.
     """
-    return run_from_posterior(
-        DEFAULT,
-        model,
-        posterior,
-        log_likelihood=log_likelihood,
-        var_names=var_names,
-        strategy=strategy,
-        batch_size=batch_size,
-        backend=backend,
-        cache=cache,
-        memory_budget=memory_budget,
-    )
+    return run_from_posterior(DEFAULT, model, posterior, RequestOptions.pick(locals()), cache=cache)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +16,15 @@ import jax
 from ..aot import loader
 from ..aot.entries import TransformEntry
 from ..aot.fingerprint import ModelFingerprint, fingerprint_model
+from ..aot.options import RequestOptions
 from ..aot.request import TransformRequest, make_request, match_floatx, value_signature
 from ..aot.resolve import resolve
 from ..aot.spec import OutputSpec
-from ..aot.strategies import AUTO, Strategy
-from ..aot.stream_fit import acceptable
 from ..cache import CacheStore
 from ..cache.entry import EntryMetadata
+from .counters import RuntimeCounters
+from .digest_locks import DigestLocks
+from .loaded_transform import LoadedTransform
 from .phases import Phases
 from .streaming import run_loaded
 from .validate import check_full_shapes, check_samples, order_samples
@@ -33,69 +33,6 @@ from .zarr_store import OutPath, ZarrWriter, check_target
 log = logging.getLogger("pymc_aot")
 
 MEMO_SIZE = 64
-
-
-@dataclass(frozen=True)
-class LoadedTransform:
-    """An executable in this process and the metadata it was stored with."""
-
-    executable: Any
-    metadata: EntryMetadata
-
-    @property
-    def output_names(self) -> tuple[str, ...]:
-        return self.metadata.output_names
-
-    @property
-    def data_indices(self) -> tuple[int, ...]:
-        return self.metadata.data_indices
-
-    def fits(self, request: TransformRequest) -> bool:
-        """False for an ``auto`` choice that does not hold for ``request``: made under a larger
-        budget, or for outputs going elsewhere (``out=`` or memory); see ``aot.stream_fit.acceptable``."""
-        auto = self.metadata.auto
-        return request.budget is None or auto is None or acceptable(auto, request)
-
-
-@dataclass
-class RuntimeCounters:
-    """What the runtime did in this process (for tests and for the curious)."""
-
-    memo_hits: int = 0
-    disk_hits: int = 0
-    compiles: int = 0
-    last_source: str = ""
-    events: list[tuple[str, str]] = field(default_factory=list)
-    last_phases: dict[str, float] = field(default_factory=dict)
-    """Seconds per step of the last ``run`` (fingerprint, samples, key, read, deserialize, ...)."""
-
-    def record(self, what: str, digest: str) -> None:
-        self.last_source = what
-        self.events.append((what, digest))
-        if len(self.events) > 1000:
-            del self.events[:500]
-
-
-class _DigestLocks:
-    """One lock per digest, kept while a thread holds or waits for it."""
-
-    def __init__(self) -> None:
-        self._guard = threading.Lock()
-        self._locks: dict[str, tuple[threading.Lock, list[int]]] = {}
-
-    @contextlib.contextmanager
-    def hold(self, digest: str) -> Iterator[None]:
-        with self._guard:
-            lock, users = self._locks.setdefault(digest, (threading.Lock(), [0]))
-            users[0] += 1
-        try:
-            with lock:
-                yield
-        finally:
-            with self._guard:
-                users[0] -= 1
-                if not users[0]:
-                    del self._locks[digest]
 
 
 class _CompileLog:
@@ -138,7 +75,7 @@ class TransformCache:
         self._memo: OrderedDict[str, LoadedTransform] = OrderedDict()
         self._stores: dict[str, CacheStore] = {}
         self._lock = threading.Lock()  # guards memo, stores and counters
-        self._resolving = _DigestLocks()
+        self._resolving = DigestLocks()
         weakref.finalize(self, _close_stores, self._stores)  # stores closed when the cache is dropped
 
     def store(self, cache: CacheStore | str | None = None) -> CacheStore:
@@ -235,21 +172,17 @@ class TransformCache:
         self,
         model: Any,
         samples: Sequence[Any] | Mapping[str, Any],
+        options: RequestOptions | None = None,
         *,
-        strategy: str | Strategy = AUTO,
-        batch_size: int | None = None,
-        var_names: Sequence[str] | None = None,
-        keep_untransformed: bool = False,
-        log_likelihood: bool = False,
-        backend: str | None = None,
         cache: CacheStore | str | None = None,
         use_cache: bool = True,
-        memory_budget: int | float | str | None = None,
         fingerprint: ModelFingerprint | None = None,
         spec: OutputSpec | None = None,
         out: OutPath | None = None,
+        **changes: Any,
     ) -> dict[str, Any]:
-        """Validate ``samples``, find or build the executable, run it (options as ``postprocess``)."""
+        """Validate ``samples``, find or build the executable, run it (options as ``postprocess``;
+        ``changes``: options as keywords, see :class:`~pymc_aot.aot.options.RequestOptions`)."""
         phases = Phases()
         match_floatx()  # before samples are cast or put on the device
         target = check_target(out) if out is not None else None
@@ -258,20 +191,8 @@ class TransformCache:
         static = [tuple(model.rvs_to_values[rv].type.shape) for rv in model.free_RVs]
         arrays, sig = check_samples(order_samples(samples, fp), fp, static)
         phases.mark("samples")
-        request = make_request(
-            model,
-            sig,
-            strategy=strategy,
-            batch_size=batch_size,
-            var_names=var_names,
-            keep_untransformed=keep_untransformed,
-            log_likelihood=log_likelihood,
-            backend=backend,
-            memory_budget=memory_budget,
-            fingerprint=fp,
-            spec=spec,
-            to_disk=target is not None,
-        )
+        opts = (options or RequestOptions()).replace(**changes, to_disk=target is not None)
+        request = make_request(model, sig, opts, fingerprint=fp, spec=spec)
         phases.mark("key")
         store = self.store(cache) if use_cache else None
         if any(None in s for s in static) and not self.knows(request.key.digest, store):
