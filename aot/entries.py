@@ -7,6 +7,7 @@ PyTensor's JAX dispatch and numpyro, which a hit never needs.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -120,18 +121,23 @@ def compile_and_store(
     store: CacheStore | None,
     progress: Progress | None = None,
     graph: TransformGraph | None = None,
+    *,
+    requested: bool = False,
 ) -> TransformEntry:
-    """Compile ``request`` and store it (when there is a store)."""
+    """Compile ``request`` and store it (when there is a store); ``requested``: the user named
+    its strategy (an ``auto`` candidate is not requested)."""
     from . import compiler
+
     compiled = compiler.compile_transform(request, graph=graph, progress=progress)
+    metadata = dataclasses.replace(compiled.metadata, requested=True) if requested else compiled.metadata
     stored = False
     if store is not None:
         if progress:
             progress("storing")
-        stored = store.put(request.key.digest, compiled.payload, compiled.metadata.to_json())
+        stored = store.put(request.key.digest, compiled.payload, metadata.to_json())
     return TransformEntry(
         request.key,
-        compiled.metadata,
+        metadata,
         cached=False,
         stored=stored,
         location=_location(store),
@@ -144,5 +150,5 @@ def compile_and_store(
 def fetch_or_compile(
     request: TransformRequest, store: CacheStore | None, progress: Progress | None = None
 ) -> TransformEntry:
-    """The stored entry of a concrete ``request``, or a fresh compile of it, stored."""
-    return read_entry(store, request.key) or compile_and_store(request, store, progress)
+    """The stored entry of a concrete ``request``, or a fresh compile of it, stored as requested."""
+    return read_entry(store, request.key) or compile_and_store(request, store, progress, requested=True)

@@ -25,6 +25,8 @@ Layout (``SCHEMA_VERSION`` 1; entries written before the version field existed r
     stream          only for ``streamed(B)`` executables (one call computes one batch of draws):
                     batch (draws per call), device_peak (inputs + two batches in flight + temp),
                     host_bytes (the whole result, assembled off the device)
+    requested       only where true: compiled (or later asked) for a strategy the user named,
+                    so ``inspect`` lists it as an entry even if ``auto`` compiled it as a candidate
 
 The store adds its own bookkeeping (``format``, ``executable_size``, ``executable_sha256``).
 """
@@ -81,6 +83,7 @@ class EntryMetadata:
     auto: AutoChoice | None = None
     executable_size: int | None = None  # the store's bookkeeping; None before storing
     stream_batch: int | None = None  # streamed(B): draws per call; None: one call computes all
+    requested: bool = False  # compiled for a strategy the user named (not only as auto's candidate)
 
     # -- what readers ask for -----------------------------------------------------
     @property
@@ -174,6 +177,8 @@ class EntryMetadata:
             doc["auto"] = self.auto.as_dict()
         if self.stream_batch is not None:
             doc["stream"] = {"batch": self.stream_batch, "device_peak": self.device_peak, "host_bytes": self.host_bytes}
+        if self.requested:
+            doc["requested"] = True
         return doc
 
     @classmethod
@@ -201,6 +206,7 @@ class EntryMetadata:
                 auto=AutoChoice.from_dict(doc["auto"]) if doc.get("auto") else None,
                 executable_size=int(doc["executable_size"]) if "executable_size" in doc else None,
                 stream_batch=int(doc["stream"]["batch"]) if doc.get("stream") else None,
+                requested=bool(doc.get("requested", False)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             why = f"{type(exc).__name__} {exc}"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pymc_aot.cache import CacheStore
+from pymc_aot.cache.entry import EntryMetadata
 from pymc_aot.runtime.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,3 +147,12 @@ def test_precompiling_a_candidate_explicitly_lists_it(capsys, tmp_path):
     code, out, _ = run(capsys, "inspect", "--json", "--cache-dir", str(root))
     roles = {e["key"]: e["role"] for e in json.loads(out)["entries"]}
     assert roles[entry["key"]] == "explicit" and len(roles) == 3
+
+
+def test_the_library_flags_what_was_asked_for(capsys, built, tmp_path):
+    records = CacheStore(built).entries()
+    assert not any(r.metadata.get("requested") for r in records), "auto's candidates are not requested"
+    root = tmp_path / "cache"
+    assert main(["precompile", SCHOOLS, *SHAPE, "--strategy", "nested_scan", "--cache-dir", str(root)]) == 0
+    (record,) = CacheStore(root).entries()
+    assert record.metadata["requested"] is True and EntryMetadata.from_json(record.metadata).requested

@@ -49,3 +49,11 @@ def test_other_schema_versions_and_broken_documents_are_refused():
         EntryMetadata.from_json(broken)
     with pytest.raises(ValueError, match="does not match schema"):
         EntryMetadata.from_json({**BEFORE["auto"], "auto": {"chosen": "vmap"}})
+
+
+def test_requested_is_written_only_where_true():
+    meta = EntryMetadata.from_json(BEFORE["batched"])
+    assert not meta.requested and "requested" not in meta.to_json()
+    flagged = EntryMetadata.from_json({**BEFORE["batched"], "requested": True})
+    assert flagged.requested and flagged.to_json()["requested"] is True
+    assert EntryMetadata.from_json(flagged.to_json()).requested

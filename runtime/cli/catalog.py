@@ -1,10 +1,6 @@
 """What the user asked for, out of what is stored: auto entries with their candidates folded in.
 
-``auto`` stores every candidate it compiled as an executable of its own, and lists their
-digests in its metadata (``meta["auto"]["candidates"][i]["key"]``). A stored executable is a
-*candidate* when an auto entry lists it and nobody asked for it directly: no
-``meta["requested"]`` flag, and never loaded on its own (``hits == 0``; an auto entry loads
-the winner's bytes under its own digest, so a candidate's hits come from direct requests).
+Which stored executables are only ``auto``'s candidates is ``cache/candidates.py``'s to say.
 """
 
 from __future__ import annotations
@@ -13,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...cache import CacheStore, EntryRecord
+from ...cache import EntryRecord
+from ...cache.candidates import candidate_digests, is_candidate_only
 from ...render import strategy_label
 
 
@@ -34,19 +31,6 @@ class Listed:
     candidates: tuple[Candidate, ...] = ()
 
 
-def candidate_digests(records: Sequence[EntryRecord]) -> set[str]:
-    """Digests that some auto entry lists as its candidates."""
-    listed: set[str] = set()
-    for r in records:
-        auto = r.metadata.get("auto") or {}
-        listed.update(c["key"] for c in auto.get("candidates", []) if c.get("key"))
-    return listed
-
-
-def is_candidate_only(record: EntryRecord, listed: set[str]) -> bool:
-    return record.digest in listed and not record.metadata.get("requested") and record.hits == 0
-
-
 def fold(records: Sequence[EntryRecord]) -> list[Listed]:
     """The user-facing entries of ``records``, each auto entry with its candidates."""
     by_digest = {r.digest: r for r in records}
@@ -62,24 +46,6 @@ def fold(records: Sequence[EntryRecord]) -> list[Listed]:
         )
         out.append(Listed(r, candidates))
     return out
-
-
-def mark_requested(store: CacheStore, digest: str) -> bool:
-    """Flag a stored auto candidate as asked for directly, so it lists as an entry of its own.
-
-    Until the library records ``requested`` itself, the CLI's ``precompile --strategy NAME``
-    does. Only a candidate-only entry is rewritten (the store's own signed ``put``): its usage
-    record, which ``put`` resets, holds no hits by definition."""
-    records = store.entries()
-    record = next((r for r in records if r.digest == digest), None)
-    if record is None or not is_candidate_only(record, candidate_digests(records)):
-        return False
-    found = store.get(digest)
-    if found is None:
-        return False
-    payload, meta = found
-    kept = {k: v for k, v in meta.items() if k not in ("digest", "format", "executable_size", "executable_sha256")}
-    return store.put(digest, payload, {**kept, "requested": True})
 
 
 def role(record: EntryRecord, listed: set[str]) -> str:

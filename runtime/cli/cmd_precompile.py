@@ -9,7 +9,7 @@ import click
 from ...cache import CacheStore
 from ...render import entry_table
 from ..modelref import ref_label
-from .catalog import entry_json, mark_requested
+from .catalog import entry_json
 from .errors import as_user_error
 from .options import memory_budget_option, model_argument, shape_options
 from .progress import progress_display
@@ -86,12 +86,16 @@ def precompile(
                     model_name=ref_label(model_ref),
                     progress=task,
                 )
-            how = "already cached" if entry.cached else "stored" if entry.stored else "compiled (not stored)"
-            task.done(f"{how}: {entry.strategy}")
+            task.done(f"{_how(entry)}: {entry.strategy}")
             entries.append(entry)
-    if request["strategy"] != "auto":
-        for entry in entries:
-            mark_requested(store, entry.digest)
+    _report(state, store, entries, request, as_json)
+
+
+def _how(entry: Any) -> str:
+    return "already cached" if entry.cached else "stored" if entry.stored else "compiled (not stored)"
+
+
+def _report(state: CliState, store: CacheStore, entries: list[Any], request: dict[str, Any], as_json: bool) -> None:
     if as_json:
         docs = [_entry_doc(store, e) for e in entries]
         state.output.json({"location": str(store.directory), "entries": docs})
