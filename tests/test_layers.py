@@ -19,10 +19,13 @@ HEAVY = {"jax", "jaxlib", "pymc", "pytensor", "numpyro"}
 
 
 def _modules() -> dict[str, Path]:
-    """Module name -> file, from pyproject's package-dir (the layout the wheel installs)."""
-    package_dir = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    """Module name -> file, from pyproject's packages and package-dir (the layout the wheel installs)."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    package_dir = setuptools["package-dir"]
     found = {}
-    for package, folder in package_dir.items():
+    for package in setuptools["packages"]:
+        mapped = max((p for p in package_dir if package == p or package.startswith(f"{p}.")), key=len)
+        folder = Path(package_dir[mapped], *package[len(mapped) :].split(".")[1:])
         for path in sorted((ROOT / folder).glob("*.py")):
             found[package if path.stem == "__init__" else f"{package}.{path.stem}"] = path
     return found
