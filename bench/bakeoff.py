@@ -13,11 +13,13 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import run_child, shape_arguments, show
 from bench.models import MODELS
+from pymc_aot.render import Table
 
 METHODS = (
     "pymc:vmap",
@@ -66,27 +68,26 @@ def _mapping(method: str, chosen: str | None) -> tuple[str, str, str]:
     return name, chains, draws
 
 
+BAKEOFF_HEADERS = ("method", "chains", "draws", "peak (memray)", "peak / output", "predicted", "time")
+
+
+def _row(method: str, r: dict[str, Any]) -> tuple[str, ...]:
+    name, chains, draws = _mapping(method, r.get("chosen"))
+    predicted = _mib(r["predicted_new"]) if "predicted_new" in r else "-"
+    ratio = f"{r['measured_peak'] / r['output_bytes']:.2f}x"
+    return name, chains, draws, _mib(r["measured_peak"]), ratio, predicted, f"{r['seconds']:.3f} s"
+
+
 def render(results: Results) -> str:
-    lines = []
+    parts = []
     for model, rows in results.items():
         out_bytes = next(iter(rows.values()))["output_bytes"]
-        lines += [
-            f"**{model}** (output {_mib(out_bytes)})",
-            "",
-            "| method | chains | draws | peak (memray) | peak / output | predicted | time |",
-            "|---|---|---|---|---|---|---|",
-        ]
         pymc_best = min(r["measured_peak"] for m, r in rows.items() if m.startswith("pymc:"))
-        for method, r in rows.items():
-            name, chains, draws = _mapping(method, r.get("chosen"))
-            predicted = _mib(r["predicted_new"]) if "predicted_new" in r else "-"
-            lines.append(
-                f"| {name} | {chains} | {draws} | {_mib(r['measured_peak'])} "
-                f"| {r['measured_peak'] / r['output_bytes']:.2f}x | {predicted} | {r['seconds']:.3f} s |"
-            )
         aot_best = min(r["measured_peak"] for m, r in rows.items() if m.startswith("aot:"))
-        lines += ["", f"best pymc-aot peak / best PyMC peak: {aot_best / pymc_best:.3f}", ""]
-    return "\n".join(lines)
+        caption = f"best pymc-aot peak / best PyMC peak: {aot_best / pymc_best:.3f}"
+        table = Table.of(BAKEOFF_HEADERS, (_row(m, r) for m, r in rows.items()), caption)
+        parts.append(f"**{model}** (output {_mib(out_bytes)})\n\n{table.markdown()}\n")
+    return "\n".join(parts)
 
 
 def main(argv: list[str] | None = None) -> Results:

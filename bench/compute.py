@@ -23,6 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import median, run_child, shape_arguments, show
+from pymc_aot.render import Table
 
 FUNCTIONS = ("log_likelihood", "deterministics")
 MODEL_NAMES = ("regression", "wide_hierarchical")
@@ -96,24 +97,30 @@ def _mib(n: float) -> str:
     return f"{n / 2**20:,.0f} MiB"
 
 
+COMPUTE_HEADERS = (
+    "model", "function", "output", "PyMC", "pymc-aot cold (compiles)", "pymc-aot warm", "PyMC / warm",
+    "peak PyMC", "peak cold", "peak warm",
+)
+
+
+def _row(name: str, function: str, r: Row) -> tuple[str, ...]:
+    return (
+        name, function, _mib(r["output_bytes"]), f"{r['pymc']:.2f} s", f"{r['cold']:.2f} s ({r['cold_compiles']})",
+        f"{r['warm']:.2f} s", f"{r['pymc'] / r['warm']:.1f}x", _mib(r["pymc_peak"]), _mib(r["cold_peak"]),
+        _mib(r["warm_peak"]),
+    )
+
+
 def render(results: dict[str, dict[str, Row]]) -> str:
-    lines = [
-        "| model | function | output | PyMC | pymc-aot cold (compiles) | pymc-aot warm | PyMC / warm "
-        "| peak PyMC | peak cold | peak warm |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for name, rows in results.items():
-        for function, r in rows.items():
-            lines.append(
-                f"| {name} | {function} | {_mib(r['output_bytes'])} | {r['pymc']:.2f} s | {r['cold']:.2f} s "
-                f"({r['cold_compiles']}) | {r['warm']:.2f} s | {r['pymc'] / r['warm']:.1f}x | "
-                f"{_mib(r['pymc_peak'])} | {_mib(r['cold_peak'])} | {_mib(r['warm_peak'])} |"
-            )
-    worst = max(r["checksum_rel_diff"] for rows in results.values() for r in rows.values())
-    enable = max(r["enable"] for rows in results.values() for r in rows.values())
-    lines += ["", f"sum of every output, pymc-aot vs PyMC: largest relative difference {worst:.1e}; "
-              f"enable() before the call (imports PyMC's JAX module): at most {enable:.2f} s"]
-    return "\n".join(lines)
+    rows = [_row(name, function, r) for name, by_function in results.items() for function, r in by_function.items()]
+    every = [r for by_function in results.values() for r in by_function.values()]
+    worst = max(r["checksum_rel_diff"] for r in every)
+    enable = max(r["enable"] for r in every)
+    caption = (
+        f"sum of every output, pymc-aot vs PyMC: largest relative difference {worst:.1e}; "
+        f"enable() before the call (imports PyMC's JAX module): at most {enable:.2f} s"
+    )
+    return Table.of(COMPUTE_HEADERS, rows, caption).markdown()
 
 
 def main(argv: list[str] | None = None) -> dict[str, dict[str, Row]]:

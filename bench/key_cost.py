@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import machine, run_child
+from pymc_aot.render import Table
 
 
 def _builders(scale: float) -> dict:
@@ -69,20 +70,22 @@ def child(name: str, scale: float) -> dict:
     }
 
 
+KEY_HEADERS = ("model", "key", "structural, first call", "structural, later", "lowered (build+trace+lower)",
+               "lowered / first")
+
+
 def render(results: dict) -> str:
-    lines = [
-        "| model | key | structural, first call | structural, later | lowered (build+trace+lower) | lowered / first |",
-        "|---|---|---|---|---|---|",
-    ]
-    for name, r in results.items():
-        lines.append(
-            f"| {name} | {r['kind']} | {1e3 * r['structural_first']:.1f} ms | {1e3 * r['structural']:.1f} ms "
-            f"| {1e3 * r['lowered']:.0f} ms | {r['lowered'] / r['structural_first']:.0f}x |"
+    rows = [
+        (
+            name, r["kind"], f"{1e3 * r['structural_first']:.1f} ms", f"{1e3 * r['structural']:.1f} ms",
+            f"{1e3 * r['lowered']:.0f} ms", f"{r['lowered'] / r['structural_first']:.0f}x",
         )
+        for name, r in results.items()
+    ]
     share = sum(r["kind"] == "structural" for r in results.values()) / len(results)
     slowest = max(results, key=lambda n: results[n]["lowered"])
-    lines.append(f"\nstructural key: {share:.0%} of {len(results)} models; slowest lowered key: {slowest}")
-    return "\n".join(lines)
+    caption = f"structural key: {share:.0%} of {len(results)} models; slowest lowered key: {slowest}"
+    return Table.of(KEY_HEADERS, rows, caption).markdown()
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import machine, median, run_child
+from pymc_aot.render import Table
 
 # (label, strategy, XLA compile options)
 VARIANTS: list[tuple[str, str, dict[str, object]]] = [
@@ -50,15 +51,19 @@ def measure(model: str, repeats: int) -> dict[str, dict[str, float]]:
     }
 
 
+LOAD_HEADERS = ("variant", "executable", "HLO lines", "compile", "load (wall)", "load (CPU)", "first call",
+                "later call")
+
+
 def render(model: str, results: dict[str, dict[str, float]]) -> str:
-    lines = [
-        "| variant | executable | HLO lines | compile | load (wall) | load (CPU) | first call | later call |",
-        "|---|---|---|---|---|---|---|---|",
+    rows = [
+        (
+            label, f"{r['kb']:.0f} KiB", f"{r['hlo_lines']:.0f}", f"{r['compile_s']:.2f} s",
+            *(f"{1e3 * r[k]:.1f} ms" for k in ("load_s", "load_cpu_s", "first_call_s", "run_s")),
+        )
+        for label, r in results.items()
     ]
-    for label, r in results.items():
-        ms = " | ".join(f"{1e3 * r[k]:.1f} ms" for k in ("load_s", "load_cpu_s", "first_call_s", "run_s"))
-        lines.append(f"| {label} | {r['kb']:.0f} KiB | {r['hlo_lines']:.0f} | {r['compile_s']:.2f} s | {ms} |")
-    return f"{model}, 4 chains x 100 draws\n\n" + "\n".join(lines)
+    return f"{model}, 4 chains x 100 draws\n\n" + Table.of(LOAD_HEADERS, rows).markdown()
 
 
 def main(argv: list[str] | None = None) -> None:

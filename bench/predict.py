@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import shape_arguments, show
 from bench.bakeoff import Results, measure
 from bench.models import MODELS
+from pymc_aot.render import Table
 
 STRATEGIES = (
     "aot:vmap",
@@ -28,11 +29,13 @@ STRATEGIES = (
 )
 
 
+PREDICT_HEADERS = ("model", "strategy", "predicted", "measured", "measured / predicted")
+
+
 def render(results: Results) -> str:
-    lines = ["| model | strategy | predicted | measured | measured / predicted |", "|---|---|---|---|---|"]
-    worst = 0.0
-    for model, rows in results.items():
-        for method, r in rows.items():
+    rows, worst = [], 0.0
+    for model, measured in results.items():
+        for method, r in measured.items():
             if "predicted_new" not in r:
                 continue
             ratio = r["measured_peak"] / max(1, r["predicted_new"])
@@ -40,9 +43,9 @@ def render(results: Results) -> str:
                 worst = max(worst, abs(ratio - 1))
             label = method.split(":", 1)[1] + (f" ({r['chosen']})" if method.endswith("auto") else "")
             label = ("PyMC " if method.startswith("pymc") else "") + label
-            lines.append(f"| {model} | {label} | {r['predicted_new']:,} | {r['measured_peak']:,} | {ratio:.3f} |")
-    lines.append(f"\nlargest deviation (predictions over 1 MiB): {100 * worst:.2f}%")
-    return "\n".join(lines)
+            rows.append((model, label, f"{r['predicted_new']:,}", f"{r['measured_peak']:,}", f"{ratio:.3f}"))
+    caption = f"largest deviation (predictions over 1 MiB): {100 * worst:.2f}%"
+    return Table.of(PREDICT_HEADERS, rows, caption).markdown()
 
 
 def main(argv: list[str] | None = None) -> Results:

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._common import machine, median  # noqa: E402
+from pymc_aot.render import Table  # noqa: E402
 
 DIGEST = "ab" * 32
 
@@ -68,10 +69,11 @@ def main() -> None:
                                      text=True, check=True).stdout
                 runs[mode].append(json.loads(out.strip().splitlines()[-1]))
     print(f"machine: {machine()}\nentry of {opts.kib} KiB, median of {opts.repeats} fresh processes (ms)\n")
-    print("| store | open | read + verify | record hit | total |\n|---|---|---|---|---|")
+    rows = []
     for mode, rs in runs.items():
         cells = [median([r[k] for r in rs]) for k in rs[0]]
-        print(f"| {mode} | " + " | ".join(f"{1e3 * c:.1f}" for c in [*cells, sum(cells)]) + " |")
+        rows.append((mode, *(f"{1e3 * c:.1f}" for c in [*cells, sum(cells)])))
+    print(Table.of(("store", "open", "read + verify", "record hit", "total"), rows).markdown())
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import machine, run_child
+from pymc_aot.render import Table
 
 IN_MEMORY = ("pymc:vmap", "aot:auto", "aot:batched(16)", "aot:streamed(16)", "aot:batched(50)", "aot:streamed(50)")
 TO_DISK = ("out:auto",)
@@ -54,25 +55,23 @@ def _mb(n: float) -> str:
     return f"{n / 1e6:,.1f} MB"
 
 
+def _row(method: str, r: dict[str, Any], base: float) -> tuple[str, ...]:
+    peak, output = r["measured_peak"], r["output_bytes"]
+    over_inputs = 100 * (peak - r["input_bytes"]) / output
+    return (
+        method, r["chosen"] or "-", _mb(peak), f"{peak / output:.3f}x", f"{over_inputs:.1f}%", f"{r['seconds']:.2f} s",
+        f"{r['seconds'] / base:.2f}",
+    )
+
+
 def render(title: str, results: dict[str, dict[str, Any]], baseline: str) -> str:
-    lines = [
-        f"**{title}**",
-        "",
-        "| method | chosen | peak (memray) | peak / output | peak - inputs, % of output | time | time / "
-        f"{baseline} |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    headers = ("method", "chosen", "peak (memray)", "peak / output", "peak - inputs, % of output", "time",
+               f"time / {baseline}")
     base = results[baseline]["seconds"] if baseline in results else float("nan")
-    for method, r in results.items():
-        peak, output = r["measured_peak"], r["output_bytes"]
-        over_inputs = 100 * (peak - r["input_bytes"]) / output
-        lines.append(
-            f"| {method} | {r['chosen'] or '-'} | {_mb(peak)} | {peak / output:.3f}x "
-            f"| {over_inputs:.1f}% | {r['seconds']:.2f} s | {r['seconds'] / base:.2f} |"
-        )
     first = next(iter(results.values()))
-    lines += ["", f"output {_mb(first['output_bytes'])}, inputs (samples + data arguments) {_mb(first['input_bytes'])}"]
-    return "\n".join(lines)
+    caption = f"output {_mb(first['output_bytes'])}, inputs (samples + data arguments) {_mb(first['input_bytes'])}"
+    table = Table.of(headers, (_row(method, r, base) for method, r in results.items()), caption)
+    return f"**{title}**\n\n{table.markdown()}"
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -84,25 +83,34 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--repeats", type=int, default=3)
     opts = parser.parse_args(argv)
     print(f"machine: {machine()}\n{opts.chains} chains x {opts.draws} draws, float64\n")
-    big = _big(opts) if opts.big_rows else {}
-    small = measure(opts.rows, IN_MEMORY + TO_DISK, opts.chains, opts.draws, opts.repeats)
-    print(render(f"regression, {opts.rows} rows: in memory and to disk", small, "aot:auto"))
-    return {"big": big, "small": small}
+    results, text = report(opts.big_rows, opts.rows, opts.chains, opts.draws, opts.repeats)
+    print(text)
+    return results
 
 
-def _big(opts: argparse.Namespace) -> dict[str, dict[str, Any]]:
-    big_output = opts.big_rows * opts.chains * opts.draws * 8
+def report(big_rows: int, rows: int, chains: int, draws: int, repeats: int) -> tuple[dict[str, Any], str]:
+    """Both parts measured (the big one unless ``big_rows`` is 0) and their tables as markdown."""
+    big, text = _big(big_rows, chains, draws, repeats) if big_rows else ({}, "")
+    small = measure(rows, IN_MEMORY + TO_DISK, chains, draws, repeats)
+    text += render(f"regression, {rows} rows: in memory and to disk", small, "aot:auto")
+    return {"big": big, "small": small}, text
+
+
+def _big(rows: int, chains: int, draws: int, repeats: int) -> tuple[dict[str, dict[str, Any]], str]:
+    big_output = rows * chains * draws * 8
     big_methods = TO_DISK + (("aot:auto",) if _free_bytes() > 2.5 * big_output else ())
-    big = measure(opts.big_rows, big_methods, opts.chains, opts.draws, max(1, opts.repeats - 2))
+    big = measure(rows, big_methods, chains, draws, max(1, repeats - 2))
     r = big["out:auto"]
     target = r["input_bytes"] + 0.1 * r["output_bytes"]
     verdict = "meets" if r["measured_peak"] <= target else "MISSES"
-    print(render(f"regression, {opts.big_rows} rows: out= into Zarr", big, "out:auto"))
-    print(f"\nout= peak {_mb(r['measured_peak'])} {verdict} the target inputs + 10% of output = {_mb(target)}; "
-          f"store on disk {_mb(r['store_bytes'])}\n")
+    text = render(f"regression, {rows} rows: out= into Zarr", big, "out:auto")
+    text += (
+        f"\n\nout= peak {_mb(r['measured_peak'])} {verdict} the target inputs + 10% of output = {_mb(target)}; "
+        f"store on disk {_mb(r['store_bytes'])}\n\n"
+    )
     if "aot:auto" not in big:
-        print(f"(auto in memory skipped at this size: less than {_mb(2.5 * big_output)} free)\n")
-    return big
+        text += f"(auto in memory skipped at this size: less than {_mb(2.5 * big_output)} free)\n\n"
+    return big, text
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import machine, median, run_child
+from pymc_aot.render import Table
 
 
 def measure(
@@ -76,21 +77,24 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     return results
 
 
+WARM_HEADERS = (
+    "model", "PyMC stock build", "pymc-aot cold (build / lower / compile)", "key alone", "pymc-aot warm (key + load)",
+    "JAX pcc warm", "warm / aot cold", "stock / warm", "JAX pcc / warm",
+)
+
+
 def render(results: dict[str, dict[str, float]]) -> str:
     """The markdown table of ``measure`` results, one row per model."""
-    lines = [
-        "| model | PyMC stock build | pymc-aot cold (build / lower / compile) | key alone | pymc-aot warm (key + load) "
-        "| JAX pcc warm | warm / aot cold | stock / warm | JAX pcc / warm |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for m, r in results.items():
-        lines.append(
-            f"| {m} | {r['stock_cold']:.3f} s "
-            f"| {r['cold']:.3f} s ({r['cold_build']:.3f} / {r['cold_lower']:.3f} / {r['cold_compile']:.3f}) "
-            f"| {r['key'] * 1000:.1f} ms | {r['warm'] * 1000:.1f} ms | {r['jax_pcc_warm']:.3f} s "
-            f"| {100 * r['warm_over_cold']:.1f}% | {r['stock_over_warm']:.1f}x | {r['jax_pcc_over_warm']:.1f}x |"
+    rows = [
+        (
+            m, f"{r['stock_cold']:.3f} s",
+            f"{r['cold']:.3f} s ({r['cold_build']:.3f} / {r['cold_lower']:.3f} / {r['cold_compile']:.3f})",
+            f"{r['key'] * 1000:.1f} ms", f"{r['warm'] * 1000:.1f} ms", f"{r['jax_pcc_warm']:.3f} s",
+            f"{100 * r['warm_over_cold']:.1f}%", f"{r['stock_over_warm']:.1f}x", f"{r['jax_pcc_over_warm']:.1f}x",
         )
-    return "\n".join(lines)
+        for m, r in results.items()
+    ]
+    return Table.of(WARM_HEADERS, rows).markdown()
 
 
 if __name__ == "__main__":

@@ -52,6 +52,12 @@ def test_run_all_writes_the_report(bake, tmp_path, monkeypatch):
                                   "jax_pcc_warm", "stock_cold", "warm_over_cold", "jax_pcc_over_warm",
                                   "cold_over_warm", "stock_over_warm")}
     monkeypatch.setattr(run_all.warmstart, "measure", lambda *a, **k: fake_warm)
+    asked = []
+    monkeypatch.setattr(run_all.streaming, "report", lambda *a: asked.append(a) or ({}, "STREAMING TABLES"))
     text = run_all.main([*TINY, "--repeats", "1", "--out", str(tmp_path / "B.md")])
     assert (tmp_path / "B.md").read_text() == text
     assert "## Bake-off" in text and "| regression |" in text and "batched" in text
+    assert "## Streaming" in text and "STREAMING TABLES" in text
+    assert asked == [(int(125_000 * 0.02), 400, 2, 20, 1)]
+    run_all.main([*TINY, "--quick", "--out", str(tmp_path / "Q.md")])
+    assert asked[1][0] == 0, "--quick skips the big streaming part"
