@@ -156,3 +156,12 @@ def test_the_library_flags_what_was_asked_for(capsys, built, tmp_path):
     assert main(["precompile", SCHOOLS, *SHAPE, "--strategy", "nested_scan", "--cache-dir", str(root)]) == 0
     (record,) = CacheStore(root).entries()
     assert record.metadata["requested"] is True and EntryMetadata.from_json(record.metadata).requested
+
+
+def test_metadata_this_schema_cannot_read_is_stale_not_listed(capsys, tmp_path):
+    root = tmp_path / "cache"
+    assert CacheStore(root).put("e" * 64, b"executable", {"schema": 99, "key": {}})
+    code, out, _ = run(capsys, "inspect", "--json", "--cache-dir", str(root))
+    assert code == 0 and json.loads(out)["entries"] == []
+    code, out, _ = run(capsys, "clear", "--stale", "--yes", "--cache-dir", str(root))
+    assert code == 0 and "removed 1 entry" in out and CacheStore(root).entries() == []

@@ -6,19 +6,37 @@ Which stored executables are only ``auto``'s candidates is ``cache/candidates.py
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from ...cache import EntryRecord
-from ...cache.candidates import candidate_digests, is_candidate_only
-from ...render import strategy_label
+from ...cache import CacheStore, EntryRecord
+from ...cache.auto_choice import Candidate as AutoCandidate
+from ...cache.candidates import candidate_digests, is_candidate_only, typed
+from ...cache.entry import EntryMetadata
+
+
+def meta(record: EntryRecord) -> EntryMetadata:
+    """The record's metadata as the schema reads it (``cache/entry.py``); for records from
+    :func:`readable`, which leaves out those that do not read."""
+    return EntryMetadata.from_json(record.metadata)
+
+
+def readable(records: Sequence[EntryRecord]) -> list[EntryRecord]:
+    """The records whose metadata reads under this schema; the others never load (the runtime
+    drops them, ``clear --stale`` removes them)."""
+    return [r for r in records if typed(r) is not None]
+
+
+def read_records(store: CacheStore) -> list[EntryRecord]:
+    """Every readable stored executable, none if the cache does not exist yet."""
+    return readable(store.entries()) if store.directory.exists() else []
 
 
 @dataclass(frozen=True)
 class Candidate:
     """One strategy auto compiled for an entry: its numbers from the auto metadata, its record if stored."""
 
-    summary: dict[str, Any]
+    summary: AutoCandidate
     record: EntryRecord | None
     chosen: bool
 
@@ -39,39 +57,36 @@ def fold(records: Sequence[EntryRecord]) -> list[Listed]:
     for r in records:
         if is_candidate_only(r, listed):
             continue
-        auto = r.metadata.get("auto") or {}
-        candidates = tuple(
-            Candidate(c, by_digest.get(c.get("key", "")), c["strategy"] == auto.get("chosen"))
-            for c in auto.get("candidates", [])
+        auto = meta(r).auto
+        candidates = () if auto is None else tuple(
+            Candidate(c, by_digest.get(c.key or ""), c.strategy == auto.chosen) for c in auto.candidates
         )
         out.append(Listed(r, candidates))
     return out
 
 
 def role(record: EntryRecord, listed: set[str]) -> str:
-    if record.metadata.get("auto"):
+    if meta(record).auto is not None:
         return "auto"
     return "candidate" if is_candidate_only(record, listed) else "explicit"
 
 
-def entry_json(meta: dict[str, Any], record: EntryRecord | None = None, **extra: Any) -> dict[str, Any]:
+def entry_json(m: EntryMetadata, record: EntryRecord | None = None, **extra: Any) -> dict[str, Any]:
     """An entry as ``--json`` prints it (the schema of the first release, plus ``extra``)."""
-    parts = meta["key"]
-    values = parts.get("values") or [[None, [0, 0], None]]
     out: dict[str, Any] = {
-        "key": meta["digest"],
-        "short_key": meta["digest"][:12],
-        "model_name": meta.get("model_name", ""),
-        "kind": parts.get("kind"),
-        "strategy": strategy_label(parts, meta.get("auto")),
-        "chains": values[0][1][0],
-        "draws": values[0][1][1],
-        "outputs": meta.get("output_names", []),
-        "memory": meta["memory"],
-        "cost": meta.get("cost", {}),
-        "compile_seconds": meta.get("timings", {}),
-        "executable_bytes": meta.get("executable_size"),
-        "created": meta.get("created"),
+        "key": m.digest,
+        "short_key": m.digest[:12],
+        "model_name": m.model_name,
+        "kind": m.kind,
+        "strategy": m.label,
+        "chains": m.chains,
+        "draws": m.draws,
+        "outputs": list(m.output_names),
+        "memory": m.memory.as_dict(),
+        "cost": asdict(m.cost),
+        "compile_seconds": m.timings.as_dict(),
+        "executable_bytes": m.executable_size,
+        "created": m.created,
     }
     if record is not None:
         out["hits"] = record.hits
@@ -81,17 +96,17 @@ def entry_json(meta: dict[str, Any], record: EntryRecord | None = None, **extra:
 
 def candidate_json(candidate: Candidate) -> dict[str, Any]:
     s = candidate.summary
-    ranking = {"steps": s.get("steps"), "fits": s.get("fits"), "chosen": candidate.chosen}
+    ranking = {"steps": s.steps, "fits": s.fits, "chosen": candidate.chosen}
     if candidate.record is not None:
-        return entry_json(candidate.record.metadata, candidate.record, **ranking, stored=True)
-    memory = {k: s[k] for k in ("argument", "output", "temp", "alias", "peak") if k in s}
-    key = s.get("key") or ""
-    return {"key": key, "short_key": key[:12], "strategy": s["strategy"], "memory": memory, **ranking, "stored": False}
+        return entry_json(meta(candidate.record), candidate.record, **ranking, stored=True)
+    memory = {"argument": s.argument, "output": s.output, "temp": s.temp, "alias": s.alias, "peak": s.peak}
+    key = s.key or ""
+    return {"key": key, "short_key": key[:12], "strategy": s.strategy, "memory": memory, **ranking, "stored": False}
 
 
 def listed_json(item: Listed, listed: set[str]) -> dict[str, Any]:
-    doc = entry_json(item.record.metadata, item.record, role=role(item.record, listed))
-    if item.record.metadata.get("auto"):
+    doc = entry_json(meta(item.record), item.record, role=role(item.record, listed))
+    if meta(item.record).auto is not None:
         doc["candidates"] = [candidate_json(c) for c in item.candidates]
     return doc
 

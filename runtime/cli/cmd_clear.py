@@ -7,7 +7,7 @@ import time
 import click
 
 from ...cache import CacheStore, EntryRecord
-from .catalog import candidate_digests, is_candidate_only
+from ...cache.candidates import candidate_digests, is_candidate_only, typed
 from .errors import UserError
 from .options import cache_dir_option
 from .state import CliState, pass_state
@@ -49,7 +49,7 @@ def clear(
         chosen = [r for r in chosen if _is_stale(r)]
     if older_than is not None:
         cutoff = time.time() - older_than * 86400
-        chosen = [r for r in chosen if (r.last_used or r.metadata.get("created") or 0) < cutoff]
+        chosen = [r for r in chosen if (r.last_used or _created(r)) < cutoff]
     chosen = _with_orphaned_candidates(records, chosen)
     if not chosen:
         state.output.echo("nothing to remove")
@@ -61,11 +61,19 @@ def clear(
     state.output.echo(f"removed {_describe(records, removed)}")
 
 
+def _created(record: EntryRecord) -> float:
+    meta = typed(record)
+    return meta.created if meta is not None else 0.0
+
+
 def _is_stale(record: EntryRecord) -> bool:
+    """Compiled for other library versions or key format, or metadata this schema cannot read."""
     from ...aot.key import KEY_FORMAT, library_versions
 
-    parts = record.metadata["key"]
-    return parts.get("versions") != dict(library_versions()) or parts.get("format") != KEY_FORMAT
+    meta = typed(record)
+    if meta is None:
+        return True
+    return meta.key.get("versions") != dict(library_versions()) or meta.key.get("format") != KEY_FORMAT
 
 
 def _with_orphaned_candidates(records: list[EntryRecord], chosen: list[EntryRecord]) -> list[EntryRecord]:

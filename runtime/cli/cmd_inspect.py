@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from ...cache import CacheStore, EntryRecord
-from ...render import Table, human_bytes, shape, strategy_label, when
-from .catalog import Listed, candidate_digests, fold, listed_json, match, role
+from ...render import Table, human_bytes, shape, when
+from .catalog import Listed, candidate_digests, fold, listed_json, match, meta, read_records, role
 from .entry_view import show_entry
 from .errors import UserError
 from .options import cache_dir_option, json_option
@@ -35,7 +35,7 @@ def inspect(state: CliState, key_prefix: str | None, everything: bool, cache_dir
       pymc-aot inspect --all
     """
     store = CacheStore(cache_dir)
-    records = store.entries() if store.directory.exists() else []
+    records = read_records(store)
     if key_prefix:
         show_entry(state.output, store, records, _one(records, key_prefix, store), as_json)
         return
@@ -59,31 +59,26 @@ def _one(records: list[EntryRecord], prefix: str, store: CacheStore) -> EntryRec
     if not matches:
         raise UserError(f"no cached entry has a key starting with {prefix!r} in {store.directory}")
     if len(matches) > 1:
-        names = ", ".join(f"{r.digest[:12]} ({r.metadata.get('model_name') or '-'}, {_label(r)})" for r in matches)
+        names = ", ".join(f"{r.digest[:12]} ({meta(r).model_name or '-'}, {meta(r).label})" for r in matches)
         raise UserError(f"key prefix {prefix!r} is ambiguous: {names}")
     return matches[0]
 
 
-def _label(record: EntryRecord) -> str:
-    return strategy_label(record.metadata["key"], record.metadata.get("auto"))
-
-
 def _row(item: Listed, listed: set[str], everything: bool) -> tuple[str | int, ...]:
-    r, meta = item.record, item.record.metadata
-    values = meta["key"].get("values") or []
-    chains_draws = shape(*values[0][1][:2]) if values else "-"
+    r, m = item.record, meta(item.record)
+    chains_draws = shape(m.chains, m.draws) if m.key.get("values") else "-"
     if everything:
         folded = role(r, listed)
     else:
-        folded = str(len(item.candidates)) if meta.get("auto") else "-"
+        folded = str(len(item.candidates)) if m.auto is not None else "-"
     return (
-        meta.get("model_name") or "-",
+        m.model_name or "-",
         r.digest[:12],
-        meta["key"]["kind"],
+        m.kind,
         chains_draws,
-        _label(r),
+        m.label,
         folded,
-        human_bytes(meta["memory"]["peak"]),
+        human_bytes(m.peak),
         when(r.last_used),
         r.hits,
     )

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from ...cache import CacheStore
+from ...cache.entry import EntryMetadata
 from ...render import entry_table
 from ..modelref import ref_label
 from .catalog import entry_json
@@ -120,7 +121,7 @@ def _step_options(model: Any, inputs: str, step: str, request: dict[str, Any]) -
 
 
 def _entry_doc(store: CacheStore, entry: Any) -> dict[str, Any]:
-    meta = store.metadata(entry.digest)
-    if meta is None:
+    doc = store.metadata(entry.digest)
+    if doc is None:
         return {"key": entry.digest, "cached": False, "stored": False}
-    return entry_json(meta, cached=entry.cached)
+    return entry_json(EntryMetadata.from_json(doc), cached=entry.cached)

@@ -6,7 +6,7 @@ import click
 
 from ...cache import CacheStore
 from ...render import human_bytes
-from .catalog import fold
+from .catalog import fold, read_records
 from .options import cache_dir_option, json_option
 from .state import CliState, pass_state
 
@@ -24,7 +24,7 @@ def stats(state: CliState, cache_dir: str | None, as_json: bool) -> None:
     """
     store = CacheStore(cache_dir)
     exists = store.directory.exists()
-    records = store.entries() if exists else []
+    records = read_records(store)
     entries = len(fold(records))
     doc = {
         "location": str(store.directory),

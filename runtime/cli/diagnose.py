@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ...cache import CachePermissionError, CacheStore, EntryRecord, default_cache_dir
+from ...cache.candidates import typed
 from ...cache.permissions import check_database, check_directory, check_key_file
 from ...render import human_bytes
-from .catalog import fold
+from .catalog import fold, readable
 
 PACKAGES = ("jax", "jaxlib", "pytensor", "pymc", "pymc-aot")
 HOST_DEVICES = re.compile(r"--xla_force_host_platform_device_count=(\d+)")
@@ -137,7 +138,7 @@ def cache(root: Path) -> tuple[list[tuple[str, str]], list[str]]:
         store.close()
     except Exception as exc:  # noqa: BLE001 - sqlite, OS and permission errors all mean "unreadable"
         return facts, [f"the cache at {root} cannot be read: {type(exc).__name__}: {exc}"]
-    entries = len(fold(records))
+    entries = len(fold(readable(records)))
     facts += [
         ("entries", f"{entries}, backed by {len(records)} executables"),
         ("size", f"{human_bytes(used)} of {human_bytes(limit)} (PYMC_AOT_CACHE_SIZE_LIMIT)"),
@@ -176,10 +177,9 @@ def _stale_problems(records: list[EntryRecord]) -> list[str]:
     from ...aot.key import KEY_FORMAT, library_versions
 
     current = dict(library_versions())
+    parts = {r.digest: meta.key if (meta := typed(r)) is not None else {} for r in records}
     stale = [
-        r
-        for r in records
-        if r.metadata["key"].get("versions") != current or r.metadata["key"].get("format") != KEY_FORMAT
+        r for r in records if parts[r.digest].get("versions") != current or parts[r.digest].get("format") != KEY_FORMAT
     ]
     if not stale:
         return []
@@ -187,7 +187,7 @@ def _stale_problems(records: list[EntryRecord]) -> list[str]:
         {
             f"{name} {v}"
             for r in stale
-            for name, v in (r.metadata["key"].get("versions") or {}).items()
+            for name, v in (parts[r.digest].get("versions") or {}).items()
             if current.get(name) != v
         }
     )
