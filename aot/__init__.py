@@ -10,8 +10,9 @@ Names and submodules load on first use: a cache hit must not import :mod:`.compi
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_attributes
 
 _EXPORTS = {
     "CompileTimings": "..cache.xla_stats",
@@ -71,14 +72,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
     from .strategies import STRATEGY_NAMES, Strategy, get_strategy
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
-        globals()[name] = value
-        return value
-    try:  # a submodule: ``aot.compiler`` works without importing it first
-        return importlib.import_module(f".{name}", __name__)
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__name__}.{name}":
-            raise
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _EXPORTS, globals(), submodules=True)

@@ -12,8 +12,9 @@ starts without importing jax or pymc.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .lazy import lazy_attributes
 
 _EXPORTS = {
     "precompile": ".aot.resolve",
@@ -71,9 +72,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
     from .runtime.validate import SampleError
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'pymc_aot' has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _EXPORTS, globals())

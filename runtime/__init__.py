@@ -6,8 +6,7 @@ without loading jax or pymc.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..lazy import lazy_attributes
 
 _EXPORTS = {
     "COUNTERS": ".engine",
@@ -26,7 +25,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
-    raise AttributeError(f"module 'pymc_aot.runtime' has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _EXPORTS, globals())
