@@ -16,17 +16,8 @@ from bench.bakeoff import Results, measure
 from bench.models import MODELS
 from pymc_aot.render import Table
 
-STRATEGIES = (
-    "aot:vmap",
-    "aot:scan",
-    "aot:scan_vmap",
-    "aot:vmap_scan",
-    "aot:nested_scan",
-    "aot:batched(10)",
-    "aot:batched(100)",
-    "aot:auto",
-    "pymc:vmap",
-)
+AOT = ("vmap", "scan", "scan_vmap", "vmap_scan", "nested_scan", "batched(10)", "batched(100)", "auto")
+STRATEGIES = (*(f"aot:{name}" for name in AOT), "pymc:vmap")
 
 
 PREDICT_HEADERS = ("model", "strategy", "predicted", "measured", "measured / predicted")

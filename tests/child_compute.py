@@ -19,23 +19,16 @@ args = [a for a in sys.argv[1:] if not a.startswith("--")]
 out_path, cache, variant = args[0], args[1], int(args[2])
 forbid = "--forbid-compile" in sys.argv
 
-import jax  # noqa: E402
 import pymc as pm  # noqa: E402
+from children import forbid_compiles  # noqa: E402
 from compute_models import constrained_posterior, group, make_idata, two_observed  # noqa: E402
 from zoo import ZOO  # noqa: E402
 
 import pymc_aot  # noqa: E402
-from pymc_aot import aot, runtime  # noqa: E402
+from pymc_aot import runtime  # noqa: E402
 
 if forbid:
-
-    def refuse(*_a, **_k):
-        raise AssertionError("a compile happened on what should be a cache hit")
-
-    aot.compiler.compile_transform = refuse
-    aot.compiler.build_transform = refuse
-    jax.stages.Lowered.compile = refuse
-    jax.stages.Traced.lower = refuse
+    forbid_compiles()
     warnings.filterwarnings("error", message="pymc-aot")
 
 models = {

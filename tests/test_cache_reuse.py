@@ -2,37 +2,24 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pymc as pm
 import pytest
+from children import run_child
 from reference import assert_same, pymc_log_likelihood, pymc_posterior
 from zoo import ZOO, draws_for, regression_data, scalars
 
 from pymc_aot import aot, runtime
 from pymc_aot.cache import CacheStore
 
-HERE = Path(__file__).parent
 CHILD_MODELS = ["regression_data", "time_series", "lkj"]
 
 
 def _child(tmp: Path, out: str, *extra: str) -> dict:
-    env = dict(os.environ, PYMC_AOT_CACHE_DIR=str(tmp / "cache"), PYTHONPATH=str(HERE))
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "child_postprocess.py"), str(tmp / out), *CHILD_MODELS, *extra],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=HERE,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    env = {"PYMC_AOT_CACHE_DIR": str(tmp / "cache")}
+    return run_child("child_postprocess.py", tmp / out, *CHILD_MODELS, *extra, env=env)
 
 
 def test_second_process_hits_without_compiling(tmp_path):

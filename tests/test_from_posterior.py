@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pymc as pm
 import pytest
+from children import run_child
 from compute_models import constrained_posterior, group, make_idata, two_observed
 
 import pymc_aot
@@ -20,8 +18,6 @@ from pymc_aot.aot.constrained import constrained_signature
 from pymc_aot.aot.spec import OutputSpec
 from pymc_aot.runtime.engine import from_posterior
 from pymc_aot.runtime.posterior_io import PYMC_MAJOR
-
-TESTS = Path(__file__).resolve().parent
 
 
 def untransformed() -> pm.Model:
@@ -113,15 +109,7 @@ def test_var_names_name_what_is_unknown(cache_dir):
 
 
 def _child(out: Path, cache: Path, variant: int, *forbid: str) -> dict:
-    proc = subprocess.run(
-        [sys.executable, str(TESTS / "child_compute.py"), str(out), str(cache), str(variant), *forbid],
-        capture_output=True,
-        text=True,
-        cwd=TESTS,
-        timeout=900,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_child("child_compute.py", out, cache, variant, *forbid, timeout=900)
 
 
 def _expected(models: dict, saved) -> dict[str, np.ndarray]:

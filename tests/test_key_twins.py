@@ -8,37 +8,19 @@ models holding user code are stable across processes), the third runs the edited
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from children import run_child
 from reference import assert_same
 from twins import CASES, write_case
 
-HERE = Path(__file__).parent
-
 
 def _run(tmp: Path, out: str, cases: list[Path]) -> dict:
-    env = dict(
-        os.environ,
-        PYMC_AOT_CACHE_DIR=str(tmp / "cache"),
-        PYTHONPATH=str(HERE),
-        PYTHONDONTWRITEBYTECODE="1",  # a rewritten file of the same size in the same second reuses a stale .pyc
-    )
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "child_twin.py"), str(tmp / out), *map(str, cases)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=HERE,
-        timeout=900,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    # a rewritten file of the same size in the same second would reuse a stale .pyc
+    env = {"PYMC_AOT_CACHE_DIR": str(tmp / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
+    return run_child("child_twin.py", tmp / out, *cases, env=env, timeout=900)
 
 
 @pytest.fixture(scope="module")

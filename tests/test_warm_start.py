@@ -6,32 +6,18 @@ import); a hit must not import it, yet key and put draws on the device exactly a
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from children import run_child
 
-HERE = Path(__file__).parent
 MODELS = ["regression_data", "lkj"]  # pm.Data arguments; a Cholesky (LAPACK kernels) on a hit
 KINDS = [f"{m}/{k}" for m in MODELS for k in ("posterior", "log_likelihood")]
 
 
 def _child(mode: str, cache: Path, out: Path, **env: str) -> dict:
-    full_env = dict(os.environ, PYMC_AOT_CACHE_DIR=str(cache), PYTHONPATH=str(HERE), **env)
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "child_warm.py"), mode, str(out), *MODELS],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        cwd=HERE,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_child("child_warm.py", mode, out, *MODELS, env={"PYMC_AOT_CACHE_DIR": str(cache), **env})
 
 
 @pytest.fixture(scope="module")
