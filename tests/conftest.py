@@ -21,3 +21,11 @@ def cache_dir(tmp_path: Path) -> Path:
     yield path
     os.environ.pop("PYMC_AOT_CACHE_DIR", None)
     runtime.clear_memo()
+
+
+@pytest.fixture(scope="module")
+def zoo_models() -> dict:
+    """Every model of ``zoo.ZOO``, built once per test module."""
+    from zoo import ZOO
+
+    return {name: make() for name, make in ZOO.items()}

@@ -17,14 +17,9 @@ from pymc_aot.runtime.streaming import HostArrays, chain_segments, stream
 BATCHES = ["streamed(7)", "streamed(14)", "streamed(4)", "streamed(5)", "streamed(100)"]
 
 
-@pytest.fixture(scope="module")
-def built():
-    return {name: make() for name, make in ZOO.items()}
-
-
 @pytest.mark.parametrize("name", list(ZOO))
-def test_streamed_posterior_matches_pymc(built, name, tmp_path):
-    model = built[name]
+def test_streamed_posterior_matches_pymc(zoo_models, name, tmp_path):
+    model = zoo_models[name]
     samples = draws_for(model)
     expected = pymc_posterior(model, samples)
     for strategy in BATCHES:
@@ -34,17 +29,17 @@ def test_streamed_posterior_matches_pymc(built, name, tmp_path):
 
 
 @pytest.mark.parametrize("name", list(ZOO))
-def test_streamed_log_likelihood_matches_pymc(built, name, tmp_path):
-    model = built[name]
+def test_streamed_log_likelihood_matches_pymc(zoo_models, name, tmp_path):
+    model = zoo_models[name]
     samples = draws_for(model, seed=1)
     expected = pymc_log_likelihood(model, samples)
     for strategy in ("streamed(4)", "streamed(7)"):
         assert_same(runtime.postprocess(model, samples, strategy=strategy, log_likelihood=True, cache=tmp_path), expected)
 
 
-def test_one_executable_serves_every_batch_and_is_reused(built, cache_dir):
+def test_one_executable_serves_every_batch_and_is_reused(zoo_models, cache_dir):
     """3 x 5 draws in batches of 4: four calls, one compile; a second run loads, a third recalls."""
-    model = built["regression_data"]
+    model = zoo_models["regression_data"]
     samples = draws_for(model, chains=3, draws=5)
     before = runtime.COUNTERS.compiles
     first = runtime.postprocess(model, samples, strategy="streamed(4)")
@@ -64,8 +59,8 @@ def test_one_executable_serves_every_batch_and_is_reused(built, cache_dir):
     assert meta.device_peak == meta.memory.peak + meta.memory.output  # 4 calls: two batches in flight
 
 
-def test_streamed_keys_differ_by_batch(built, cache_dir):
-    model = built["scalars"]
+def test_streamed_keys_differ_by_batch(zoo_models, cache_dir):
+    model = zoo_models["scalars"]
     samples = draws_for(model)
     for strategy in ("streamed(4)", "streamed(5)", "batched(4)"):
         runtime.postprocess(model, samples, strategy=strategy)
@@ -73,8 +68,8 @@ def test_streamed_keys_differ_by_batch(built, cache_dir):
     assert keys == {("streamed", 4), ("streamed", 5), ("batched", 4)}
 
 
-def test_device_inputs_are_not_consumed(built, cache_dir):
-    model = built["scalars"]
+def test_device_inputs_are_not_consumed(zoo_models, cache_dir):
+    model = zoo_models["scalars"]
     samples = [jax.numpy.asarray(s) for s in draws_for(model)]
     runtime.postprocess(model, samples, strategy="streamed(3)")
     assert not any(s.is_deleted() for s in samples), "streamed never donates: every batch reads the inputs"
@@ -129,8 +124,8 @@ def test_next_batch_is_dispatched_before_the_previous_is_read():
     np.testing.assert_array_equal(sink.finish()["x"].ravel(), np.arange(10.0))
 
 
-def test_streamed_metadata_round_trips(built, cache_dir):
-    model = built["scalars"]
+def test_streamed_metadata_round_trips(zoo_models, cache_dir):
+    model = zoo_models["scalars"]
     runtime.postprocess(model, draws_for(model), strategy="streamed(4)")
     (record,) = CacheStore(cache_dir).entries()
     meta = EntryMetadata.from_json(record.metadata)

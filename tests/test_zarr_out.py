@@ -25,15 +25,10 @@ def _read(result: dict) -> dict:
     return {k: np.asarray(v) for k, v in result.items()}
 
 
-@pytest.fixture(scope="module")
-def built():
-    return {name: make() for name, make in ZOO.items()}
-
-
 @pytest.mark.parametrize("name", list(ZOO))
-def test_out_matches_pymc_through_the_store(built, name, tmp_path):
+def test_out_matches_pymc_through_the_store(zoo_models, name, tmp_path):
     """B dividing (7) and not dividing (4) the 14 draws, auto, and a non-streamed strategy."""
-    model = built[name]
+    model = zoo_models[name]
     samples = draws_for(model)
     expected = pymc_posterior(model, samples)
     expected_ll = pymc_log_likelihood(model, samples)
@@ -64,7 +59,7 @@ def test_integer_outputs_round_trip(tmp_path):
     assert ds["top"].dtype == expected["top"].dtype and (ds["top"].values == expected["top"]).all()
 
 
-def test_a_killed_writer_leaves_a_store_that_reads_as_incomplete(built, tmp_path):
+def test_a_killed_writer_leaves_a_store_that_reads_as_incomplete(zoo_models, tmp_path):
     store = tmp_path / "posterior.zarr"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
     child = subprocess.Popen(
@@ -88,14 +83,14 @@ def test_a_killed_writer_leaves_a_store_that_reads_as_incomplete(built, tmp_path
     with pytest.raises(IncompleteStoreError, match="incomplete"):
         open_dataset(store)
     # writing again over the broken store gives a complete one with PyMC's numbers
-    model = built["shapes_and_bounds"]
+    model = zoo_models["shapes_and_bounds"]
     samples = draws_for(model, chains=2, draws=200)
     runtime.postprocess(model, samples, strategy="streamed(64)", out=store, cache=tmp_path / "cache")
     assert_same(_read(open_store(store)), pymc_posterior(model, samples))
 
 
-def test_missing_group_and_bad_targets_are_named(built, tmp_path):
-    model, samples = built["scalars"], draws_for(built["scalars"])
+def test_missing_group_and_bad_targets_are_named(zoo_models, tmp_path):
+    model, samples = zoo_models["scalars"], draws_for(zoo_models["scalars"])
     runtime.postprocess(model, samples, strategy="streamed(3)", out=tmp_path / "p.zarr", cache=tmp_path)
     with pytest.raises(IncompleteStoreError, match="group 'log_likelihood': no such group"):
         open_store(tmp_path / "p.zarr", "log_likelihood")
