@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._common import machine, median  # noqa: E402
+from pymc_aot.render import Table  # noqa: E402
 
 COMMANDS = (["--help"], ["inspect"], ["stats"])
 FILL = "import pymc_aot; from pymc_aot import examples; pymc_aot.precompile(examples.eight_schools(), draws=100)"
@@ -39,9 +40,8 @@ def main() -> None:
                 subprocess.run([sys.executable, "-m", "pymc_aot", *command], env=env, check=True, capture_output=True)
                 seconds[" ".join(command)].append(time.perf_counter() - t0)
     print(f"machine: {machine()}\nmedian of {opts.repeats} fresh processes\n")
-    print("| command | seconds |\n|---|---|")
-    for command, times in seconds.items():
-        print(f"| pymc-aot {command} | {median(times):.3f} |")
+    rows = [(f"pymc-aot {command}", f"{median(times):.3f}") for command, times in seconds.items()]
+    print(Table.of(("command", "seconds"), rows).markdown())
 
 
 if __name__ == "__main__":

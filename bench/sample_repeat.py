@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import machine, run_child
+from pymc_aot.render import Table
 
 MODES = ("stock", "aot", "aot+jax")
 
@@ -32,6 +33,9 @@ def measure(
             args = (mode, tmp, model, str(scale), str(draws), str(tune), str(chains))
             out[mode] = [run_child("_sample_child.py", *args, timeout=1800) for _ in range(2)]
     return out
+
+
+HEADERS = ("mode", "run", "total", "sampling", "postprocess", "postprocess vs stock (same run)", "total vs stock")
 
 
 def main(argv: list[str] | None = None) -> dict[str, list[dict[str, float]]]:
@@ -54,15 +58,15 @@ def main(argv: list[str] | None = None) -> dict[str, list[dict[str, float]]]:
         f"model {opts.model} (scale {opts.scale}), {opts.chains} chains x {opts.draws} draws, tune {opts.tune}, "
         "log-likelihood on\n"
     )
-    print("| mode | run | total | sampling | postprocess | postprocess vs stock (same run) | total vs stock |")
-    print("|---|---|---|---|---|---|---|")
+    rows = []
     for mode, runs in results.items():
         for i, r in enumerate(runs):
             base = results["stock"][i]
-            print(
-                f"| {mode} | {i + 1} | {r['total']:.2f} s | {r['sampling']:.2f} s | {r['postprocess']:.3f} s "
-                f"| {r['postprocess'] / base['postprocess']:.2f}x | {r['total'] / base['total']:.2f}x |"
-            )
+            rows.append((
+                mode, i + 1, f"{r['total']:.2f} s", f"{r['sampling']:.2f} s", f"{r['postprocess']:.3f} s",
+                f"{r['postprocess'] / base['postprocess']:.2f}x", f"{r['total'] / base['total']:.2f}x",
+            ))
+    print(Table.of(HEADERS, rows).markdown())
     return results
 
 
