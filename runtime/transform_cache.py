@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,8 @@ from ..aot.strategies import AUTO, Strategy
 from ..aot.stream_fit import acceptable
 from ..cache import CacheStore
 from ..cache.entry import EntryMetadata
+from .digest_locks import DigestLocks
+from .early_open import EarlyOpener
 from .phases import Phases
 from .streaming import run_loaded
 from .validate import check_full_shapes, check_samples, order_samples
@@ -76,28 +77,6 @@ class RuntimeCounters:
             del self.events[:500]
 
 
-class _DigestLocks:
-    """One lock per digest, kept while a thread holds or waits for it."""
-
-    def __init__(self) -> None:
-        self._guard = threading.Lock()
-        self._locks: dict[str, tuple[threading.Lock, list[int]]] = {}
-
-    @contextlib.contextmanager
-    def hold(self, digest: str) -> Iterator[None]:
-        with self._guard:
-            lock, users = self._locks.setdefault(digest, (threading.Lock(), [0]))
-            users[0] += 1
-        try:
-            with lock:
-                yield
-        finally:
-            with self._guard:
-                users[0] -= 1
-                if not users[0]:
-                    del self._locks[digest]
-
-
 class _CompileLog:
     """Progress that says, once, that a compile started (a hit says nothing)."""
 
@@ -138,11 +117,17 @@ class TransformCache:
         self._memo: OrderedDict[str, LoadedTransform] = OrderedDict()
         self._stores: dict[str, CacheStore] = {}
         self._lock = threading.Lock()  # guards memo, stores and counters
-        self._resolving = _DigestLocks()
+        self._resolving = DigestLocks()
+        self._opener = EarlyOpener()
         weakref.finalize(self, _close_stores, self._stores)  # stores closed when the cache is dropped
 
     def store(self, cache: CacheStore | str | None = None) -> CacheStore:
         """The store for ``cache``: an instance, a directory, or None for the default root."""
+        store = self._store(cache)
+        self._opener.wait(store)  # not while a run opens it in the background
+        return store
+
+    def _store(self, cache: CacheStore | str | None) -> CacheStore:
         if isinstance(cache, CacheStore):
             return cache
         store = CacheStore(cache)
@@ -156,6 +141,8 @@ class TransformCache:
 
     def close(self) -> None:
         """Forget the executables and close the stores this cache opened."""
+        for store in list(self._stores.values()):
+            self._opener.wait(store)
         with self._lock:
             self._memo.clear()
             _close_stores(self._stores)
@@ -253,6 +240,8 @@ class TransformCache:
         phases = Phases()
         match_floatx()  # before samples are cast or put on the device
         target = check_target(out) if out is not None else None
+        store = self._store(cache) if use_cache else None
+        self._opener.start(store)  # opens while the model is fingerprinted and keyed
         fp = fingerprint or fingerprint_model(model)
         phases.mark("fingerprint")
         static = [tuple(model.rvs_to_values[rv].type.shape) for rv in model.free_RVs]
@@ -273,7 +262,7 @@ class TransformCache:
             to_disk=target is not None,
         )
         phases.mark("key")
-        store = self.store(cache) if use_cache else None
+        self._opener.wait(store)
         if any(None in s for s in static) and not self.knows(request.key.digest, store):
             check_full_shapes(sig, value_signature(model, fp, *sig[0][1][:2]))
         loaded = self.load(request, store, phases)
