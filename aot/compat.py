@@ -74,3 +74,12 @@ def inference_groups(idata: Any) -> dict[str, Any]:
     if callable(groups):  # ArviZ 0.x InferenceData
         return {name: idata[name] for name in groups()}
     return {name: child.to_dataset() for name, child in idata.children.items()}
+
+
+def replace_group(idata: Any, name: str, dataset: Any) -> None:
+    """Put ``dataset`` in place of ``idata``'s group ``name``: an attribute of ArviZ 0.x's
+    ``InferenceData``, a child node of ArviZ 1.0's ``xarray.DataTree`` (PyMC 6)."""
+    if callable(getattr(idata, "groups", None)):  # ArviZ 0.x InferenceData
+        setattr(idata, name, dataset)
+    else:
+        idata[name] = dataset

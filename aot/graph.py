@@ -16,7 +16,7 @@ from pytensor.link.jax.dispatch import jax_funcify
 from pytensor.tensor.random.type import RandomType
 
 from .fingerprint import ModelFingerprint
-from .spec import OutputSpec
+from .spec import CONSTRAINED_KINDS, OutputSpec
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,14 @@ def output_variables(model: Any, spec: OutputSpec) -> list[Any]:
 
 
 def build_transform(model: Any, spec: OutputSpec, fingerprint: ModelFingerprint) -> TransformGraph:
-    """Rewrite and jaxify ``spec``'s outputs with value variables and data as inputs."""
+    """Rewrite and jaxify ``spec``'s outputs with value variables and data as inputs.
+
+    Kinds that take constrained values take them instead of value variables (:mod:`.constrained`)."""
+    if spec.kind in CONSTRAINED_KINDS:
+        from .constrained import constrained_graph
+
+        inputs, outputs = constrained_graph(model, spec)
+        return jaxify(inputs, outputs, fingerprint, spec.names)
     outputs = output_variables(model, spec)
     return jaxify(list(model.value_vars), outputs, fingerprint, spec.names)
 

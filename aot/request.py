@@ -73,8 +73,9 @@ class TransformRequest:
 
 
 def _for_outputs(strategy: Strategy, spec: OutputSpec) -> Strategy:
-    if spec.kind == "log_likelihood" and strategy.donate:
-        # The raw samples are still needed after the log-likelihood (PyMC never donates here).
+    if spec.kind != "posterior" and strategy.donate:
+        # The raw samples are still needed after the log-likelihood (PyMC never donates here);
+        # constrained inputs are the user's posterior arrays, which are never ours to consume.
         return dataclasses.replace(strategy, donate=False)
     return strategy
 

@@ -9,8 +9,10 @@ from typing import Any
 from ..cache import CacheStore
 from . import auto
 from .entries import TransformEntry, fetch_or_compile
-from .fingerprint import fingerprint_model
+from .fingerprint import ModelFingerprint, fingerprint_model
+from .key import Signature
 from .request import Progress, TransformRequest, make_request, value_signature
+from .spec import InputKind, OutputSpec, resolve_constrained_outputs
 from .strategies import AUTO
 
 
@@ -42,6 +44,7 @@ def precompile(
     model_name: str | None = None,
     memory_budget: int | float | str | None = None,
     to_disk: bool = False,
+    inputs: InputKind = "unconstrained",
 ) -> TransformEntry:
     """Compile the transform for ``chains`` x ``draws`` samples and store it in the cache.
 
@@ -54,11 +57,17 @@ def precompile(
     predicted peak fits ``memory_budget`` (bytes, "12GiB", a fraction of the device's free
     memory, or None for 80% of it); if none fits it raises ``MemoryBudgetError``.
     ``to_disk=True``: choose for outputs written to disk (``postprocess(out=...)``).
+
+    ``inputs="constrained"`` compiles what ``pm.compute_deterministics`` (or, with
+    ``log_likelihood=True``, ``pm.compute_log_likelihood``) computes from ``idata.posterior``;
+    ``var_names`` then picks deterministics (observed variables) and ``keep_untransformed``
+    does not apply.
     """
     fp = fingerprint_model(model)
+    values, spec = _inputs_and_outputs(model, fp, chains, draws, inputs, var_names, log_likelihood)
     request = make_request(
         model,
-        value_signature(model, fp, chains, draws),
+        values,
         strategy=strategy,
         batch_size=batch_size,
         var_names=var_names,
@@ -69,6 +78,7 @@ def precompile(
         model_name=model_name,
         fingerprint=fp,
         to_disk=to_disk,
+        spec=spec,
     )
     store = cache if isinstance(cache, CacheStore) else CacheStore(cache)
     try:
@@ -77,3 +87,26 @@ def precompile(
         if store is not cache:
             store.close()  # opened here, closed here
     return dataclasses.replace(entry, payload=b"", executable=None)  # stored; nothing to hold on to
+
+
+def _inputs_and_outputs(
+    model: Any,
+    fp: ModelFingerprint,
+    chains: int,
+    draws: int,
+    inputs: InputKind,
+    var_names: Sequence[str] | None,
+    log_likelihood: bool,
+) -> tuple[Signature, OutputSpec | None]:
+    """The input signature and (for constrained inputs) the output spec of a precompile."""
+    if inputs == "unconstrained":
+        return value_signature(model, fp, chains, draws), None
+    if inputs == "constrained":
+        from .constrained import constrained_signature
+
+        spec = resolve_constrained_outputs(model, var_names=var_names, log_likelihood=log_likelihood)
+        if not spec.names:
+            what = "observed variables" if log_likelihood else "deterministics"
+            raise ValueError(f"nothing to compile from the constrained posterior: the model has no {what}")
+        return constrained_signature(model, chains, draws), spec
+    raise ValueError(f"inputs: expected 'unconstrained' or 'constrained', got {inputs!r}")

@@ -1,4 +1,10 @@
-"""What a transform computes: the posterior variables or the pointwise log-likelihood."""
+"""What a transform computes, and from which inputs.
+
+From the sampler's unconstrained draws (``model.value_vars``): the posterior variables or the
+pointwise log-likelihood, as PyMC's JAX samplers compute them. From the constrained posterior
+(what ``idata.posterior`` holds, one array per free random variable): the deterministics or the
+pointwise log-likelihood, as ``pm.compute_deterministics`` / ``pm.compute_log_likelihood`` do.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,11 @@ from typing import Any, Literal
 
 from pymc.util import is_transformed_name
 
-TransformKind = Literal["posterior", "log_likelihood"]
+TransformKind = Literal["posterior", "log_likelihood", "constrained_log_likelihood", "deterministics"]
+InputKind = Literal["unconstrained", "constrained"]
+
+CONSTRAINED_KINDS = frozenset({"constrained_log_likelihood", "deterministics"})
+"""Kinds whose inputs are the free random variables' constrained values, not value variables."""
 
 
 @dataclass(frozen=True)
@@ -17,6 +27,11 @@ class OutputSpec:
 
     kind: TransformKind
     names: tuple[str, ...]
+
+    @property
+    def inputs(self) -> InputKind:
+        """What the transform takes: value variables, or the free variables' constrained values."""
+        return "constrained" if self.kind in CONSTRAINED_KINDS else "unconstrained"
 
 
 def posterior_names(model: Any) -> list[str]:
@@ -41,18 +56,34 @@ def resolve_outputs(
     """
     if log_likelihood:
         return OutputSpec("log_likelihood", tuple(rv.name for rv in model.observed_RVs))
-    available = posterior_names(model)
-    if var_names is not None:
-        if isinstance(var_names, str):
-            var_names = [var_names]
-        unknown = [n for n in var_names if n not in available]
-        if unknown:
-            raise ValueError(
-                f"var_names: unknown variable(s) {unknown}; the model has {available}"
-            )
-        chosen = [n for n in available if n in set(var_names)]
-    else:
-        chosen = available
+    chosen = _chosen(var_names, posterior_names(model), "variables")
     if not keep_untransformed:
-        chosen = [n for n in chosen if not is_transformed_name(n)]
-    return OutputSpec("posterior", tuple(chosen))
+        chosen = tuple(n for n in chosen if not is_transformed_name(n))
+    return OutputSpec("posterior", chosen)
+
+
+def _chosen(var_names: Sequence[str] | str | None, available: Sequence[str], what: str) -> tuple[str, ...]:
+    """``available`` filtered by ``var_names``, in model order; unknown names raise ValueError."""
+    if var_names is None:
+        return tuple(available)
+    if isinstance(var_names, str):
+        var_names = [var_names]
+    unknown = [n for n in var_names if n not in available]
+    if unknown:
+        raise ValueError(f"var_names: unknown variable(s) {unknown}; the model has {what} {list(available)}")
+    wanted = set(var_names)
+    return tuple(n for n in available if n in wanted)
+
+
+def resolve_constrained_outputs(
+    model: Any, *, var_names: Sequence[str] | str | None = None, log_likelihood: bool = False
+) -> OutputSpec:
+    """The spec of ``pm.compute_log_likelihood`` (``log_likelihood``) or ``pm.compute_deterministics``.
+
+    ``var_names`` picks observed variables or deterministics; the outputs are in model order
+    whatever the order of ``var_names``, so one executable serves every ordering.
+    """
+    if log_likelihood:
+        names = _chosen(var_names, [rv.name for rv in model.observed_RVs], "observed variables")
+        return OutputSpec("constrained_log_likelihood", names)
+    return OutputSpec("deterministics", _chosen(var_names, [d.name for d in model.deterministics], "deterministics"))

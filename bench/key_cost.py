@@ -39,7 +39,7 @@ def child(name: str, scale: float) -> dict:
     """One model, in this (fresh) process."""
     from pymc_aot.aot.fingerprint import fingerprint_model
     from pymc_aot.aot.lowered_key import lowered_model_hash
-    from pymc_aot.aot.precompile import value_signature
+    from pymc_aot.aot.request import value_signature
     from pymc_aot.aot.spec import resolve_outputs
 
     model = _builders(scale)[name]()

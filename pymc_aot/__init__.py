@@ -6,6 +6,7 @@ starts without importing jax or pymc.
 * :func:`precompile` compiles and stores a model's transform before sampling.
 * :func:`compare` compiles every strategy and shows which fits (a table, HTML, a plot).
 * :func:`postprocess` / :func:`log_likelihood` run the cached transform on raw draws.
+* :func:`from_posterior` computes deterministics or the log-likelihood from ``idata.posterior``.
 * :func:`enable` / :func:`disable` / :func:`enabled` hook the cache into ``pm.sample``.
 """
 
@@ -23,6 +24,7 @@ _EXPORTS = {
     "TransformKey": ".aot.key",
     "postprocess": ".runtime.engine",
     "log_likelihood": ".runtime.engine",
+    "from_posterior": ".runtime.engine",
     "clear_memo": ".runtime.engine",
     "get_store": ".runtime.engine",
     "SampleError": ".runtime.validate",
@@ -49,6 +51,7 @@ __all__ = [
     "disable",
     "enable",
     "enabled",
+    "from_posterior",
     "get_store",
     "is_enabled",
     "log_likelihood",
@@ -63,7 +66,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
     from .aot.key import TransformKey
     from .aot.resolve import precompile
     from .cache import CachePermissionError, CacheStore, IntegrityError
-    from .runtime.engine import clear_memo, get_store, log_likelihood, postprocess
+    from .runtime.engine import clear_memo, from_posterior, get_store, log_likelihood, postprocess
     from .runtime.pymc_hooks import disable, enable, enabled, is_enabled
     from .runtime.validate import SampleError
 

@@ -13,6 +13,7 @@ from typing import Any
 from ..aot.request import TransformRequest
 from ..aot.strategies import AUTO
 from ..cache import CacheStore
+from .from_posterior import run_from_posterior
 from .transform_cache import LoadedTransform, RuntimeCounters, TransformCache
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "RuntimeCounters",
     "TransformCache",
     "clear_memo",
+    "from_posterior",
     "get_store",
     "load_or_compile",
     "log_likelihood",
@@ -108,3 +110,38 @@ def postprocess(
 def log_likelihood(model: Any, samples: Sequence[Any] | Mapping[str, Any], **options: Any) -> dict[str, Any]:
     """Pointwise log-likelihood of the observed variables; same options as ``postprocess``."""
     return postprocess(model, samples, log_likelihood=True, **options)
+
+
+def from_posterior(
+    model: Any,
+    posterior: Mapping[str, Any],
+    *,
+    log_likelihood: bool = False,
+    var_names: Sequence[str] | None = None,
+    strategy: str = AUTO,
+    batch_size: int | None = None,
+    backend: str | None = None,
+    cache: CacheStore | str | None = None,
+    memory_budget: int | float | str | None = None,
+) -> dict[str, Any]:
+    """Deterministics (or, with ``log_likelihood=True``, the pointwise log-likelihood) of the
+    constrained posterior, by a cached, ahead-of-time compiled executable.
+
+    ``posterior``: one array per free random variable, by name, shaped ``(chains, draws,
+    *shape)`` -- ``idata.posterior`` as a dict of numpy arrays; other entries are ignored.
+    Returns what ``pm.compute_deterministics`` / ``pm.compute_log_likelihood`` compute, as
+    arrays by name; ``var_names`` picks deterministics / observed variables. Options as
+    ``postprocess``.
+    """
+    return run_from_posterior(
+        DEFAULT,
+        model,
+        posterior,
+        log_likelihood=log_likelihood,
+        var_names=var_names,
+        strategy=strategy,
+        batch_size=batch_size,
+        backend=backend,
+        cache=cache,
+        memory_budget=memory_budget,
+    )

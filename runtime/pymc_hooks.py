@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import pymc_compute_hooks
+
 log = logging.getLogger("pymc_aot")
 
 _SEAMS = (
@@ -393,6 +395,7 @@ def enable(
     if jax_dir is not None:
         _point_jax_cache(jax_dir)
     _STATE.options = options
+    pymc_compute_hooks.enable(options)  # pm.compute_log_likelihood / compute_deterministics
     return True
 
 
@@ -402,6 +405,7 @@ def disable() -> None:
         return
     import pymc.sampling.jax as pymc_jax
 
+    pymc_compute_hooks.disable()
     for name, original in _STATE.originals.items():
         setattr(pymc_jax, name, original)
     _STATE.originals = {}

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..aot.compat import inference_groups, replace_group
 from .zarr_store import MARKER, open_dataset
 
 GROUPS = ("posterior", "log_likelihood")
@@ -57,9 +58,10 @@ def sample_into_store(
     (``written``: group -> store, filled while it runs) into its InferenceData."""
     checks = kwargs.get("compute_convergence_checks", True)
     idata = sample(*args, **{**kwargs, "compute_convergence_checks": False})  # not on placeholders
+    groups = inference_groups(idata)
     for group, out in written.items():
-        if group in idata.groups():
-            setattr(idata, group, _from_store(idata[group], out, group))
+        if group in groups:
+            replace_group(idata, group, _from_store(groups[group], out, group))
     for out in set(written.values()):
         _drop_stale_groups(out, written)
     if checks:

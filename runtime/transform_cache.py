@@ -265,7 +265,22 @@ class TransformCache:
         self._opener.wait(store)
         if any(None in s for s in static) and not self.knows(request.key.digest, store):
             check_full_shapes(sig, value_signature(model, fp, *sig[0][1][:2]))
+        return self.execute(request, arrays, store, target, phases)
+
+    def execute(
+        self,
+        request: TransformRequest,
+        arrays: Sequence[Any],
+        store: CacheStore | None,
+        target: Path | None = None,
+        phases: Phases | None = None,
+    ) -> dict[str, Any]:
+        """Run ``request``'s executable (memo, store or compile) on validated ``arrays`` and its data,
+        into the Zarr store at ``target`` if given."""
+        phases = phases or Phases()
+        match_floatx()  # before anything is put on the device
         loaded = self.load(request, store, phases)
+        fp = request.fingerprint
         data = [fp.data[i].get_value(borrow=True) for i in loaded.data_indices]
         args, data = jax.device_put((arrays, data), request.device)  # one transfer, not one per array
         sink = _zarr_sink(target, loaded.metadata) if target is not None else None

@@ -61,34 +61,59 @@ def check_samples(
     """
     if not arrays:
         raise SampleError("samples: the model has no free variables to postprocess")
+    return check_arrays(arrays, fp.value_names, fp.value_dtypes, static_shapes, "samples")
+
+
+def pick_constrained(posterior: Mapping[str, Any], names: Sequence[str]) -> list[Any]:
+    """The arrays of the free variables ``names`` from ``posterior`` (other entries are ignored)."""
+    if not isinstance(posterior, Mapping):
+        raise SampleError(f"posterior: expected a mapping from variable name to array, got {type(posterior).__name__}")
+    if not names:
+        raise SampleError("posterior: the model has no free variables")
+    missing = [n for n in names if n not in posterior]
+    if missing:
+        raise SampleError(
+            f"posterior: missing free variable(s) {missing}; expected one array per free variable "
+            f"{list(names)}, got {sorted(map(str, posterior))}"
+        )
+    return [posterior[n] for n in names]
+
+
+def check_arrays(
+    arrays: Sequence[Any],
+    names: Sequence[str],
+    dtypes: Sequence[str],
+    static_shapes: Sequence[tuple[int | None, ...]],
+    what: str,
+) -> tuple[list[Any], Signature]:
+    """Check each ``(chains, draws, *shape)`` array against its input; ``what`` names them in errors."""
     out: list[Any] = []
     sig = []
     lead: tuple[int, int] | None = None
     lead_name = ""
-    for name, expected_dtype, static, x in zip(fp.value_names, fp.value_dtypes, static_shapes, arrays, strict=True):
+    for name, expected_dtype, static, x in zip(names, dtypes, static_shapes, arrays, strict=True):
+        label = f"{what}[{name!r}]"
         shape, dtype = _shape_dtype(x)
         want_ndim = 2 + len(static)
         expected_text = f"(chains, draws{''.join(', ' + ('?' if s is None else str(s)) for s in static)})"
         if len(shape) != want_ndim:
-            raise SampleError(
-                f"samples[{name!r}]: expected {want_ndim} dimensions {expected_text}, got shape {shape}"
-            )
+            raise SampleError(f"{label}: expected {want_ndim} dimensions {expected_text}, got shape {shape}")
         if any(s is not None and s != got for s, got in zip(static, shape[2:], strict=True)):
-            raise SampleError(f"samples[{name!r}]: expected shape {expected_text}, got {shape}")
+            raise SampleError(f"{label}: expected shape {expected_text}, got {shape}")
         if lead is None:
             lead, lead_name = (shape[0], shape[1]), name
         elif shape[:2] != lead:
             raise SampleError(
-                f"samples[{name!r}]: chains x draws {shape[0]} x {shape[1]} does not match "
+                f"{label}: chains x draws {shape[0]} x {shape[1]} does not match "
                 f"{lead[0]} x {lead[1]} of {lead_name!r}"
             )
         if shape[0] < 1:
-            raise SampleError(f"samples[{name!r}]: need at least one chain, got shape {shape}")
+            raise SampleError(f"{label}: need at least one chain, got shape {shape}")
         want = np.dtype(expected_dtype)
         if dtype != want:
             if not np.can_cast(dtype, want, casting="safe"):
                 raise SampleError(
-                    f"samples[{name!r}]: expected dtype {want} (the model's), got {dtype}, which "
+                    f"{label}: expected dtype {want} (the model's), got {dtype}, which "
                     f"cannot be cast without loss; convert it explicitly with .astype({str(want)!r})"
                 )
             x = x.astype(want) if hasattr(x, "astype") else np.asarray(x, dtype=want)
@@ -97,10 +122,10 @@ def check_samples(
     return out, tuple(sig)
 
 
-def check_full_shapes(sig: Signature, expected: Signature) -> None:
+def check_full_shapes(sig: Signature, expected: Signature, what: str = "samples") -> None:
     """Compare per-draw shapes with the model's (used before compiling, never on a hit)."""
     for (name, got, _), (_, want, _) in zip(sig, expected, strict=True):
         if tuple(got[2:]) != tuple(want[2:]):
             raise SampleError(
-                f"samples[{name!r}]: expected shape (chains, draws, {', '.join(map(str, want[2:]))}), got {tuple(got)}"
+                f"{what}[{name!r}]: expected shape (chains, draws, {', '.join(map(str, want[2:]))}), got {tuple(got)}"
             )

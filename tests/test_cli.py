@@ -165,3 +165,30 @@ def test_installed_executable(tmp_path):
     assert listed.returncode == 0 and "eight_schools:model" in listed.stdout
     missing = subprocess.run([exe, "inspect", "nope"], capture_output=True, text=True, env=env, timeout=120)
     assert missing.returncode == 1 and missing.stderr.count("\n") == 1
+
+
+def test_precompile_from_constrained_serves_compute_log_likelihood(capsys, tmp_path):
+    """--from constrained compiles what pm.compute_deterministics / compute_log_likelihood run;
+    the library then finds both without compiling."""
+    import numpy as np
+
+    import pymc_aot
+    from pymc_aot import runtime
+    from pymc_aot.runtime.modelref import load_model
+
+    root = str(tmp_path / "c")
+    args = ("precompile", SCHOOLS, "--chains", "2", "--draws", "5", "--strategy", "vmap", "--cache-dir", root)
+    code, out, _ = run(capsys, *args, "--from", "constrained", "--log-likelihood", "--json")
+    assert code == 0
+    kinds = [e["kind"] for e in json.loads(out)["entries"]]
+    assert kinds == ["deterministics", "constrained_log_likelihood"]
+    model = load_model(SCHOOLS)
+    rng = np.random.default_rng(0)
+    posterior = {rv.name: rng.normal(size=(2, 5, *model.initial_point()[model.rvs_to_values[rv].name].shape))
+                 for rv in model.free_RVs}
+    posterior["tau"] = np.abs(posterior["tau"])
+    runtime.clear_memo()
+    before = runtime.COUNTERS.compiles
+    for log_likelihood in (False, True):
+        pymc_aot.from_posterior(model, posterior, log_likelihood=log_likelihood, strategy="vmap", cache=root)
+    assert runtime.COUNTERS.compiles == before

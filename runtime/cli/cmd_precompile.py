@@ -25,9 +25,25 @@ STRATEGY_HELP = "auto, vmap, scan, scan_vmap, vmap_scan, nested_scan or batched.
 @memory_budget_option
 @click.option("--batch-size", type=click.IntRange(min=1), default=None, help="Draws per batch for --strategy batched.")
 @click.option("--log-likelihood", is_flag=True, help="Also compile the pointwise log-likelihood transform.")
+@click.option(
+    "--from",
+    "inputs",
+    type=click.Choice(["unconstrained", "constrained"]),
+    default="unconstrained",
+    show_default=True,
+    help="unconstrained: the sampler's raw draws (pm.sample with numpyro/blackjax). constrained: "
+    "idata.posterior, for pm.compute_deterministics and, with --log-likelihood, pm.compute_log_likelihood "
+    "(PyMC's NUTS, nutpie).",
+)
 @pass_state
 def precompile(
-    state: CliState, model_ref: str, cache_dir: str | None, as_json: bool, log_likelihood: bool, **request: Any
+    state: CliState,
+    model_ref: str,
+    cache_dir: str | None,
+    as_json: bool,
+    log_likelihood: bool,
+    inputs: str,
+    **request: Any,
 ) -> None:
     """Compile and store the postprocessing of MODEL before sampling, and say what it will cost.
 
@@ -40,9 +56,11 @@ def precompile(
     \b
     Example:
       pymc-aot precompile examples/regression.py:model --draws 2000 --log-likelihood
+      pymc-aot precompile examples/regression.py:model --from constrained --log-likelihood
     """
     store = CacheStore(cache_dir)
-    kinds = ["posterior", "log-likelihood"] if log_likelihood else ["posterior"]
+    first = "deterministics" if inputs == "constrained" else "posterior"
+    kinds = [first, "log-likelihood"] if log_likelihood else [first]
     with progress_display(state.output) as display:
         setup = display.task("setup", unit="")
         tasks = [display.task(kind) for kind in kinds]
@@ -54,10 +72,15 @@ def precompile(
         setup.done(f"loaded {ref_label(model_ref)}")
         entries = []
         for task in tasks:
+            options = _step_options(model, inputs, task.name, request)
+            if options is None:
+                task.done("nothing to compile")
+                continue
             with as_user_error():
                 entry = aot.precompile(
                     model,
-                    **request,
+                    **options,
+                    inputs=inputs,
                     log_likelihood=task.name == "log-likelihood",
                     cache=store,
                     model_name=ref_label(model_ref),
@@ -76,6 +99,20 @@ def precompile(
     state.output.table(entry_table(entries))
     state.output.echo(f"\n{request['chains']} chains x {request['draws']} draws; stored in {store.directory}")
     state.output.echo("peak = input + output + temp - aliased (XLA's memory analysis, before anything runs)")
+
+
+def _step_options(model: Any, inputs: str, step: str, request: dict[str, Any]) -> dict[str, Any] | None:
+    """The options of one step; from the constrained posterior, ``--var-names`` picks
+    deterministics in one step and observed variables in the other. None: nothing to compile."""
+    if inputs != "constrained":
+        return request
+    variables = model.deterministics if step == "deterministics" else model.observed_RVs
+    pool = [v.name for v in variables]
+    names = request.get("var_names")
+    chosen = pool if names is None else [n for n in names if n in pool]
+    if not chosen:
+        return None
+    return {**request, "var_names": None if names is None else chosen, "keep_untransformed": False}
 
 
 def _entry_doc(store: CacheStore, entry: Any) -> dict[str, Any]:
