@@ -25,7 +25,6 @@ from ..aot.stream_fit import acceptable
 from ..cache import CacheStore
 from ..cache.entry import EntryMetadata
 from .digest_locks import DigestLocks
-from .early_open import EarlyOpener
 from .phases import Phases
 from .streaming import run_loaded
 from .validate import check_full_shapes, check_samples, order_samples
@@ -118,14 +117,11 @@ class TransformCache:
         self._stores: dict[str, CacheStore] = {}
         self._lock = threading.Lock()  # guards memo, stores and counters
         self._resolving = DigestLocks()
-        self._opener = EarlyOpener()
         weakref.finalize(self, _close_stores, self._stores)  # stores closed when the cache is dropped
 
     def store(self, cache: CacheStore | str | None = None) -> CacheStore:
         """The store for ``cache``: an instance, a directory, or None for the default root."""
-        store = self._store(cache)
-        self._opener.wait(store)  # not while a run opens it in the background
-        return store
+        return self._store(cache)
 
     def _store(self, cache: CacheStore | str | None) -> CacheStore:
         if isinstance(cache, CacheStore):
@@ -141,8 +137,6 @@ class TransformCache:
 
     def close(self) -> None:
         """Forget the executables and close the stores this cache opened."""
-        for store in list(self._stores.values()):
-            self._opener.wait(store)
         with self._lock:
             self._memo.clear()
             _close_stores(self._stores)
@@ -206,7 +200,7 @@ class TransformCache:
             executable = _executable(entry, request.device)
         phases.mark("deserialize")
         if entry.cached and store is not None:
-            phases.later.append(lambda: store.record_hit(digest))  # a write: not before the call
+            phases.later.append(lambda: store.record_hit_later(digest))  # a write: after the call, in the background
         with self._lock:
             if entry.compiles:
                 self.counters.compiles += entry.compiles
@@ -241,7 +235,6 @@ class TransformCache:
         match_floatx()  # before samples are cast or put on the device
         target = check_target(out) if out is not None else None
         store = self._store(cache) if use_cache else None
-        self._opener.start(store)  # opens while the model is fingerprinted and keyed
         fp = fingerprint or fingerprint_model(model)
         phases.mark("fingerprint")
         static = [tuple(model.rvs_to_values[rv].type.shape) for rv in model.free_RVs]
@@ -262,7 +255,6 @@ class TransformCache:
             to_disk=target is not None,
         )
         phases.mark("key")
-        self._opener.wait(store)
         if any(None in s for s in static) and not self.knows(request.key.digest, store):
             check_full_shapes(sig, value_signature(model, fp, *sig[0][1][:2]))
         return self.execute(request, arrays, store, target, phases)

@@ -1,0 +1,74 @@
+"""Bookkeeping a caller need not wait for: run in order on one background thread, a moment later.
+
+A hit's usage record is a write, and writing means opening diskcache (~20 ms of SQLite and
+Python); the hit's result does not depend on it. Tasks run one at a time, in the order
+given, on a thread that starts ``delay`` seconds after the first task (a thread that starts
+at once takes the GIL from the caller's next few milliseconds). :meth:`DeferredWrites.wait`
+runs what is queued at once and returns when it is done; the store calls it before any other
+use of its database, and the interpreter calls it at exit, so no write is lost by exiting.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable
+
+log = logging.getLogger("pymc_aot.cache")
+
+DELAY = 0.1
+"""Seconds between the first queued task and the start of the work."""
+
+
+class DeferredWrites:
+    """A queue of store writes, drained by one background thread."""
+
+    def __init__(self, delay: float = DELAY) -> None:
+        self.delay = delay
+        self._guard = threading.Lock()
+        self._tasks: deque[Callable[[], None]] = deque()
+        self._worker: threading.Thread | None = None
+        self._now = threading.Event()
+        atexit.register(_wait_at_exit, weakref.ref(self))
+
+    def submit(self, task: Callable[[], None]) -> None:
+        """Run ``task`` after those submitted before it, on the background thread."""
+        with self._guard:
+            self._tasks.append(task)
+            if self._worker is None:
+                self._now.clear()
+                # a daemon: the atexit hook, not the interpreter's thread join, waits for it
+                self._worker = threading.Thread(target=self._drain, name="pymc-aot-bookkeeping", daemon=True)
+                self._worker.start()
+
+    def _drain(self) -> None:
+        self._now.wait(self.delay)
+        while True:
+            with self._guard:
+                if not self._tasks:
+                    self._worker = None
+                    return
+                task = self._tasks.popleft()
+            try:
+                task()
+            except Exception:  # bookkeeping never fails a run; the store warns itself
+                log.debug("pymc-aot: deferred store write failed", exc_info=True)
+
+    def wait(self) -> None:
+        """Run what is queued now and return when it has run (at once on the background thread)."""
+        while True:
+            with self._guard:
+                worker = self._worker
+            if worker is None or worker is threading.current_thread():
+                return
+            self._now.set()
+            worker.join()
+
+
+def _wait_at_exit(ref: weakref.ReferenceType[DeferredWrites]) -> None:
+    writes = ref()
+    if writes is not None:
+        writes.wait()
