@@ -25,6 +25,7 @@ import logging
 import os
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -80,6 +81,7 @@ class CacheStore:
         self._signer = resolve_signer(read_only=self.read_only, signing_key=signing_key, public_key=public_key)
         self._db: Any = None
         self._reader: ReadOnlyDB | None = None
+        self._reader_guard = threading.Lock()
         self._later = DeferredWrites()
         self._warned: set[str] = set()
 
@@ -168,11 +170,12 @@ class CacheStore:
         if self._db is not None or self.read_only:
             return None  # diskcache (or the shared store's own read-only connection) is open anyway
         try:
-            if self._reader is None:
-                self._reader = open_owned_reader(self.directory)  # the checks a writer's open makes
+            with self._reader_guard:
                 if self._reader is None:
-                    return None
-                self._signer = self._signer or HmacSigner(load_user_secret(self.directory))
+                    self._reader = open_owned_reader(self.directory)  # the checks a writer's open makes
+                    if self._reader is None:
+                        return None
+                    self._signer = self._signer or HmacSigner(load_user_secret(self.directory))
             kinds = ("meta", "exe") if executable else ("meta",)
             return verify_rows(self._reader.get_many([f"{k}:{digest}" for k in kinds]), digest, self._signer)
         except Exception:  # noqa: BLE001 - nothing from here is trusted; the careful path reads again
