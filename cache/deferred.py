@@ -5,7 +5,8 @@ Python); the hit's result does not depend on it. Tasks run one at a time, in the
 given, on a thread that starts ``delay`` seconds after the first task (a thread that starts
 at once takes the GIL from the caller's next few milliseconds). :meth:`DeferredWrites.wait`
 runs what is queued at once and returns when it is done; the store calls it before any other
-use of its database, and the interpreter calls it at exit, so no write is lost by exiting.
+use of its database (every store of that directory in the process shares one queue), and the
+interpreter calls it at exit, so no write is lost by exiting.
 """
 
 from __future__ import annotations
@@ -66,6 +67,17 @@ class DeferredWrites:
                 return
             self._now.set()
             worker.join()
+
+
+_BY_DIRECTORY: dict[str, DeferredWrites] = {}
+_BY_DIRECTORY_GUARD = threading.Lock()
+
+
+def writes_for(directory: str) -> DeferredWrites:
+    """The one queue of this process for the store in ``directory``: every ``CacheStore`` of
+    that directory waits for it, so none reads around a write another one has queued."""
+    with _BY_DIRECTORY_GUARD:
+        return _BY_DIRECTORY.setdefault(directory, DeferredWrites())
 
 
 def _wait_at_exit(ref: weakref.ReferenceType[DeferredWrites]) -> None:

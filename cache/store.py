@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .deferred import DeferredWrites
+from .deferred import writes_for
 from .errors import CacheUnavailableError, IntegrityError
 from .paths import DEFAULT_SIZE_LIMIT, ENV_READ_ONLY, ENV_SIZE_LIMIT, default_cache_dir, parse_size
 from .permissions import private_subdirectory
@@ -82,7 +82,7 @@ class CacheStore:
         self._db: Any = None
         self._reader: ReadOnlyDB | None = None
         self._reader_guard = threading.Lock()
-        self._later = DeferredWrites()
+        self._later = writes_for(str(self.directory))
         self._warned: set[str] = set()
 
     # -- plumbing -------------------------------------------------------------------

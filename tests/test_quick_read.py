@@ -127,3 +127,12 @@ def test_storage_modes_are_diskcaches():
         diskcache.core.MODE_BINARY,
         diskcache.core.MODE_TEXT,
     )
+
+
+def test_another_store_of_the_directory_sees_a_queued_hit(tmp_path):
+    _stored(tmp_path)
+    store = CacheStore(tmp_path)
+    assert store.get(DIGEST) is not None
+    store.record_hit_later(DIGEST)
+    (record,) = CacheStore(tmp_path).entries()  # a second instance waits for the first one's queue
+    assert record.hits == 1
