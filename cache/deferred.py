@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
 import weakref
 from collections import deque
@@ -71,6 +72,20 @@ class DeferredWrites:
 
 _BY_DIRECTORY: dict[str, DeferredWrites] = {}
 _BY_DIRECTORY_GUARD = threading.Lock()
+
+
+def _forget_in_child() -> None:
+    """A forked child has no worker thread, and the parent runs what was queued before the fork."""
+    global _BY_DIRECTORY_GUARD
+    _BY_DIRECTORY_GUARD = threading.Lock()
+    for writes in _BY_DIRECTORY.values():
+        writes._guard = threading.Lock()
+        writes._tasks.clear()
+        writes._worker = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def writes_for(directory: str) -> DeferredWrites:

@@ -7,6 +7,7 @@ and through diskcache (``disk.NoPickleDisk``), is read by ``read_value``.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -53,18 +54,24 @@ class ReadOnlyDB:
         self.directory = directory
         self._owned = owned
         self._lock = threading.Lock()  # one connection, shared by threads
-        uri = (directory / "cache.db").resolve().as_uri() + "?mode=ro"
+        self._connect()
+
+    def _connect(self) -> None:
+        self._pid = os.getpid()
+        uri = (self.directory / "cache.db").resolve().as_uri() + "?mode=ro"
         self._con = sqlite3.connect(uri, uri=True, check_same_thread=False)
         try:
             self._con.execute("SELECT 1 FROM Cache LIMIT 1").fetchall()
         except sqlite3.OperationalError:
             self._con.close()
-            if owned:
+            if self._owned:
                 raise
             self._con = sqlite3.connect(uri + "&immutable=1", uri=True, check_same_thread=False)
 
     def _rows(self, sql: str, params: Sequence[Any]) -> list[Any]:
         with self._lock:
+            if self._pid != os.getpid():  # SQLite connections must not cross a fork
+                self._connect()
             return self._con.execute(sql, params).fetchall()
 
     def _value(self, mode: int, filename: object, value: Any) -> Any:

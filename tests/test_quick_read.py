@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -136,3 +138,20 @@ def test_another_store_of_the_directory_sees_a_queued_hit(tmp_path):
     store.record_hit_later(DIGEST)
     (record,) = CacheStore(tmp_path).entries()  # a second instance waits for the first one's queue
     assert record.hits == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_reads_and_waits_without_the_parents_connection_or_thread(tmp_path):
+    _stored(tmp_path)
+    store = CacheStore(tmp_path)
+    assert store.get(DIGEST) is not None
+    store.record_hit_later(DIGEST)  # queued in the parent, not yet run
+    pid = os.fork()
+    if pid == 0:  # the child: a hit through a fresh connection, and no wait on the parent's thread
+        signal.alarm(20)
+        ok = store.get(DIGEST) is not None and [r.hits for r in store.entries()] in ([0], [1])
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    (record,) = store.entries()
+    assert record.hits == 1, "the parent's queued record ran once, in the parent"
