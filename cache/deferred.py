@@ -11,6 +11,7 @@ interpreter calls it at exit, so no write is lost by exiting.
 
 from __future__ import annotations
 
+import _thread
 import atexit
 import logging
 import os
@@ -30,28 +31,38 @@ class DeferredWrites:
 
     def __init__(self, delay: float = DELAY) -> None:
         self.delay = delay
+        self._reset()
+        atexit.register(_wait_at_exit, weakref.ref(self))
+
+    def _reset(self) -> None:
         self._guard = threading.Lock()
         self._tasks: deque[Callable[[], None]] = deque()
-        self._worker: threading.Thread | None = None
+        self._running = False
+        self._worker: int | None = None  # the worker's thread id, once it runs
+        self._idle = threading.Event()
+        self._idle.set()
         self._now = threading.Event()
-        atexit.register(_wait_at_exit, weakref.ref(self))
 
     def submit(self, task: Callable[[], None]) -> None:
         """Run ``task`` after those submitted before it, on the background thread."""
         with self._guard:
             self._tasks.append(task)
-            if self._worker is None:
+            if not self._running:
+                self._running = True
+                self._idle.clear()
                 self._now.clear()
-                # a daemon: the atexit hook, not the interpreter's thread join, waits for it
-                self._worker = threading.Thread(target=self._drain, name="pymc-aot-bookkeeping", daemon=True)
-                self._worker.start()
+                # not threading.Thread: its start() waits until the new thread is scheduled, which
+                # on a busy machine costs the caller milliseconds; the atexit hook waits for it
+                _thread.start_new_thread(self._drain, ())
 
     def _drain(self) -> None:
+        self._worker = threading.get_ident()
         self._now.wait(self.delay)
         while True:
             with self._guard:
                 if not self._tasks:
-                    self._worker = None
+                    self._running, self._worker = False, None
+                    self._idle.set()
                     return
                 task = self._tasks.popleft()
             try:
@@ -61,13 +72,13 @@ class DeferredWrites:
 
     def wait(self) -> None:
         """Run what is queued now and return when it has run (at once on the background thread)."""
-        while True:
-            with self._guard:
-                worker = self._worker
-            if worker is None or worker is threading.current_thread():
-                return
+        if self._worker == threading.get_ident():
+            return
+        with self._guard:
+            running = self._running
+        if running:
             self._now.set()
-            worker.join()
+            self._idle.wait()
 
 
 _BY_DIRECTORY: dict[str, DeferredWrites] = {}
@@ -79,9 +90,7 @@ def _forget_in_child() -> None:
     global _BY_DIRECTORY_GUARD
     _BY_DIRECTORY_GUARD = threading.Lock()
     for writes in _BY_DIRECTORY.values():
-        writes._guard = threading.Lock()
-        writes._tasks.clear()
-        writes._worker = None
+        writes._reset()
 
 
 if hasattr(os, "register_at_fork"):
