@@ -11,15 +11,16 @@ import diskcache
 
 from .errors import CacheUnavailableError, IntegrityError
 from .paths import ENV_CACHE_DIR
-from .permissions import check_database, check_directory, make_private_dirs, remove_value_file
+from .permissions import check_database, check_directory, make_private_dirs, remove_value_file, value_path
 from .readonly import ReadOnlyDB, read_value
 
 
 class NoPickleDisk(diskcache.Disk):
     """diskcache's Disk, minus pickle, confined to its directory.
 
-    A planted pickled key or value is never loaded, and a row naming a file outside the
-    cache (or anything but a value file) is neither read nor deleted."""
+    A planted pickled key or value is never loaded, a row naming a file outside the cache (or
+    anything but a value file) is neither read nor deleted, and no value is written through a
+    directory that leads outside."""
 
     def get(self, key: Any, raw: bool) -> Any:
         if not raw:
@@ -32,9 +33,19 @@ class NoPickleDisk(diskcache.Disk):
         return read_value(self._directory, mode, filename, value, read_only=False)
 
     def filename(self, key: Any = diskcache.core.UNKNOWN, value: Any = diskcache.core.UNKNOWN) -> tuple[str, str]:
-        filename, full_path = super().filename(key, value)
-        make_private_dirs(full_path)
-        return filename, full_path
+        """A fresh value file name whose directories are inside the cache; a random name that
+        meets a planted symlinked directory (leading outside) is passed over for another."""
+        for _ in range(16):
+            filename, full_path = super().filename(key, value)
+            try:
+                value_path(self._directory, filename)
+                make_private_dirs(full_path)
+                value_path(self._directory, filename)
+            except IntegrityError:
+                continue
+            return filename, full_path
+        # an OSError: the store reports it as not writable, once, and the run goes on uncached
+        raise OSError(f"no value file name inside {self._directory}: its directories lead outside it")
 
     def remove(self, file_path: str) -> None:
         remove_value_file(self._directory, file_path)

@@ -155,3 +155,17 @@ def test_a_forked_child_reads_and_waits_without_the_parents_connection_or_thread
     assert os.waitstatus_to_exitcode(status) == 0
     (record,) = store.entries()
     assert record.hits == 1, "the parent's queued record ran once, in the parent"
+
+
+def test_a_write_never_follows_a_planted_symlinked_directory_outside(tmp_path, caplog):
+    root, outside = tmp_path / "cache", tmp_path / "outside"
+    _stored(root)
+    outside.mkdir()
+    for i in range(256):  # every free first-level name leads outside: any write would land there
+        name = root / f"{i:02x}"
+        if not name.exists():
+            name.symlink_to(outside, target_is_directory=True)
+    store = CacheStore(root)
+    store.record_hit(DIGEST)  # writes a usage record; warns, and runs uncached, if it cannot
+    assert list(outside.iterdir()) == []
+    assert "not writable" in caplog.text and "lead outside" in caplog.text
