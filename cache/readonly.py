@@ -102,11 +102,28 @@ class ReadOnlyDB:
             self._con.close()
 
 
-def open_owned_reader(root: Path) -> ReadOnlyDB | None:
-    """A read-only connection to the private store in ``root``, after the checks a writer's open
-    makes; None if there is no database yet (nothing can be read)."""
-    if not (root / "cache.db").is_file():
-        return None
-    check_directory(root, read_only=False)
-    check_database(root, read_only=False)
-    return ReadOnlyDB(root, owned=True)
+class OwnedReader:
+    """The read-only connection a private store's hits use: opened on first use, after the
+    checks a writer's open makes (``permissions``), and only once a database exists."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._db: ReadOnlyDB | None = None
+        self._guard = threading.Lock()  # one connection even when threads race to open it
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, Any] | None:
+        """As ``ReadOnlyDB.get_many``; None while there is no database (nothing can be read)."""
+        with self._guard:
+            if self._db is None:
+                if not (self.root / "cache.db").is_file():
+                    return None
+                check_directory(self.root, read_only=False)
+                check_database(self.root, read_only=False)
+                self._db = ReadOnlyDB(self.root, owned=True)
+        return self._db.get_many(keys)
+
+    def close(self) -> None:
+        with self._guard:
+            if self._db is not None:
+                self._db.close()
+                self._db = None

@@ -1,21 +1,17 @@
 """A small, boring, size-bounded store of compiled transforms.
 
-One entry is three diskcache items under the entry's hex digest:
+One entry is three diskcache items under the entry's hex digest: ``exe:<digest>``, the
+executable bytes, written first; ``meta:<digest>``, a signed JSON envelope whose metadata
+records the executable's SHA-256 and size, written last (its presence marks a complete entry);
+``use:<digest>``, an unsigned JSON usage record (hits, last used).
 
-* ``exe:<digest>``  the executable bytes, written first;
-* ``meta:<digest>`` a JSON envelope ``{"meta": {...}, "sig": "..."}`` whose metadata
-  records the SHA-256 and size of the executable; written last, so its presence marks a
-  complete entry;
-* ``use:<digest>``  a JSON usage record (hits, last used), unsigned bookkeeping.
-
-Nothing is trusted before it is verified: the envelope's signature (HMAC-SHA256 with a
-per-user secret in the cache root, or the operator's Ed25519 key for a shared cache, see
-``signing``) and the executable's digest are checked on every read, and an entry that
-fails, or any of whose rows is refused, is dropped and reported as missing.
-
-A hit is read through a read-only SQLite connection (``readonly``: one SELECT, no diskcache)
-and passes the same checks (``verify``); anything else goes through diskcache, which decides
-and drops. Writes go through diskcache, a hit's usage record in the background (``deferred``).
+Nothing is trusted before it is verified (``verify``): the envelope's signature (HMAC-SHA256
+with a per-user secret in the cache root, or the operator's Ed25519 key for a shared cache,
+see ``signing``) and the executable's digest are checked on every read; an entry that fails,
+or any of whose rows is refused, is dropped and reported as missing. A hit is read through a
+read-only SQLite connection (``readonly``: one SELECT, no diskcache) with the same checks;
+anything else goes through diskcache, which decides and drops. Writes go through diskcache,
+a hit's usage record in the background (``deferred``).
 """
 
 from __future__ import annotations
@@ -25,7 +21,6 @@ import logging
 import os
 import sqlite3
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,7 +30,7 @@ from .deferred import writes_for
 from .errors import CacheUnavailableError, IntegrityError
 from .paths import DEFAULT_SIZE_LIMIT, ENV_READ_ONLY, ENV_SIZE_LIMIT, default_cache_dir, parse_size
 from .permissions import private_subdirectory
-from .readonly import ReadOnlyDB, open_owned_reader
+from .readonly import OwnedReader
 from .records import EntryRecord, finite_number, fresh_usage, parse_usage, usage_after_hit
 from .signing import Ed25519Signer, HmacSigner, KeySource, load_user_secret, resolve_signer
 from .verify import FORMAT_VERSION, check_envelope, check_executable, seal, verify_rows
@@ -80,8 +75,7 @@ class CacheStore:
         self.read_only = bool(read_only)
         self._signer = resolve_signer(read_only=self.read_only, signing_key=signing_key, public_key=public_key)
         self._db: Any = None
-        self._reader: ReadOnlyDB | None = None
-        self._reader_guard = threading.Lock()
+        self._reader = OwnedReader(self.directory)
         self._later = writes_for(str(self.directory))
         self._warned: set[str] = set()
 
@@ -119,9 +113,7 @@ class CacheStore:
 
     def close(self) -> None:
         self._later.wait()
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
+        self._reader.close()
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -170,14 +162,12 @@ class CacheStore:
         if self._db is not None or self.read_only:
             return None  # diskcache (or the shared store's own read-only connection) is open anyway
         try:
-            with self._reader_guard:
-                if self._reader is None:
-                    self._reader = open_owned_reader(self.directory)  # the checks a writer's open makes
-                    if self._reader is None:
-                        return None
-                    self._signer = self._signer or HmacSigner(load_user_secret(self.directory))
             kinds = ("meta", "exe") if executable else ("meta",)
-            return verify_rows(self._reader.get_many([f"{k}:{digest}" for k in kinds]), digest, self._signer)
+            rows = self._reader.get_many([f"{kind}:{digest}" for kind in kinds])
+            if rows is None:
+                return None
+            self._signer = self._signer or HmacSigner(load_user_secret(self.directory))  # after its checks
+            return verify_rows(rows, digest, self._signer)
         except Exception:  # noqa: BLE001 - nothing from here is trusted; the careful path reads again
             return None
 
