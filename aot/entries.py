@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 from ..cache import CacheStore
 from ..cache.entry import EntryMetadata
 from ..cache.xla_stats import CostStats, MemoryStats
-from ..render import Table, entry_table
 from .key import TransformKey
 from .request import Progress, TransformRequest
 
 if TYPE_CHECKING:
+    from ..render import Table
     from .graph import TransformGraph
 
 log = logging.getLogger("pymc_aot")
@@ -45,6 +45,8 @@ class TransformEntry:
 
     def table(self) -> Table:
         """The entry as ``pymc-aot precompile`` prints it (see ``pymc_aot.render``)."""
+        from ..render import entry_table  # display only: not on a hit's import path
+
         return entry_table([self])
 
     def __str__(self) -> str:

@@ -5,21 +5,32 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import os
 import platform
-from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 
 _PACKAGES = ("pymc_aot", "pymc_aot.aot", "pymc_aot.cache", "pymc_aot.runtime")
 VERSIONED = ("python", "jax", "jaxlib", "pytensor", "pymc", "numpy", "scipy", "pymc-aot")
 """Keep in step with ``aot.trust.VERSIONED_PACKAGES``: code there is trusted by name."""
 
 
-def digest_tree(package: str, root: Path) -> str:
-    """SHA-256 over every ``.py`` file under ``root``: its path (as ``package/relative``) and bytes."""
+def _python_files(root: str) -> list[tuple[str, ...]]:
+    """Every ``.py`` file under ``root`` as path components, in ``sorted(Path(root).rglob("*.py"))``'s order."""
+    found = []
+    for directory, _dirs, names in os.walk(root):
+        rel = os.path.relpath(directory, root)
+        parts = () if rel == os.curdir else tuple(rel.split(os.sep))
+        found.extend((*parts, name) for name in names if name.endswith(".py"))
+    return sorted(found)
+
+
+def digest_tree(package: str, root: str | os.PathLike[str]) -> str:
+    """SHA-256 over every ``.py`` file under ``root``: its path (as ``package/relative``), size and bytes."""
     digest = hashlib.sha256()
-    for path in sorted(Path(root).rglob("*.py")):
-        digest.update(f"{package}/{path.relative_to(root).as_posix()}\0{path.stat().st_size}\0".encode())
-        digest.update(path.read_bytes())
+    for parts in _python_files(os.fspath(root)):
+        with open(os.path.join(root, *parts), "rb") as fh:
+            data = fh.read()
+        digest.update(f"{package}/{'/'.join(parts)}\0{len(data)}\0".encode())
+        digest.update(data)
     return digest.hexdigest()
 
 
@@ -31,25 +42,24 @@ def source_digest() -> str:
     for package in _PACKAGES:
         spec = importlib.util.find_spec(package)
         for root in (spec.submodule_search_locations or []) if spec else []:
-            parts.append(digest_tree(package, Path(root)))
+            parts.append(digest_tree(package, root))
     return hashlib.sha256("".join(parts).encode()).hexdigest()
-
-
-def _installed(name: str) -> str:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "unknown"
 
 
 @functools.cache
 def library_versions() -> tuple[tuple[str, str], ...]:
-    """``(name, version)`` of Python, the libraries in ``VERSIONED`` and pymc-aot (version + source digest)."""
+    """``(name, version)`` of Python, the libraries in ``VERSIONED`` and pymc-aot's source digest.
+
+    Versions are read from the imported packages (all are imported by then: pymc imports
+    scipy), not from their installed metadata, which costs milliseconds per package to find.
+    pymc-aot is named by the digest of every byte of its source (pure Python), which says
+    all that its version number could."""
     import jax
     import jaxlib
     import numpy
     import pymc
     import pytensor
+    import scipy
 
     found = {
         "python": platform.python_version(),
@@ -58,7 +68,7 @@ def library_versions() -> tuple[tuple[str, str], ...]:
         "pytensor": pytensor.__version__,
         "pymc": pymc.__version__,
         "numpy": numpy.__version__,
-        "scipy": _installed("scipy"),
-        "pymc-aot": f"{_installed('pymc-aot')}+src.{source_digest()[:16]}",
+        "scipy": scipy.__version__,
+        "pymc-aot": f"src.{source_digest()[:16]}",
     }
     return tuple((name, str(found[name])) for name in VERSIONED)

@@ -21,23 +21,34 @@ from pymc_aot.aot.request import make_request, match_floatx, value_signature
 CHAINS, DRAWS = 4, 100
 
 
+def _packed(fn):
+    """The per-draw function with every output raveled into one float64 vector (an experiment:
+    one output buffer instead of one per variable; the host would split it)."""
+    import jax.numpy as jnp
+
+    return lambda *args: (jnp.concatenate([jnp.ravel(o).astype(jnp.float64) for o in fn(*args)]),)
+
+
 def build(model, strategy: str, directory: str, variants: dict[str, dict]) -> None:
     from jax.experimental.serialize_executable import serialize
 
     from pymc_aot.aot.graph import build_transform
 
+    strategy, _, packed = strategy.partition("+")
     fp = fingerprint_model(model)
     request = make_request(model, value_signature(model, fp, CHAINS, DRAWS), strategy=strategy, fingerprint=fp)
     graph = build_transform(model, request.spec, fp)
+    fn = _packed(graph.fn) if packed else graph.fn
     key, sharding = request.key, jax.sharding.SingleDeviceSharding(request.device)
     sig = [*key.values, *(key.data[i] for i in graph.data_indices)]
     args = [jax.ShapeDtypeStruct(shape, np.dtype(dtype), sharding=sharding) for _, shape, dtype in sig]
-    lowered = jax.jit(request.strategy.apply(graph.fn, len(key.values))).lower(*args)
+    lowered = jax.jit(request.strategy.apply(fn, len(key.values))).lower(*args)
     for name, options in variants.items():
         t0 = time.perf_counter()
         compiled = lowered.compile(compiler_options=options or None)
         meta = {"compile_s": time.perf_counter() - t0, "hlo_lines": compiled.as_text().count("\n"),
-                "n_args": len(args), "n_out": len(graph.output_names), "data": list(graph.data_indices)}
+                "n_args": len(args), "n_out": 1 if packed else len(graph.output_names),
+                "data": list(graph.data_indices)}
         payload, _, _ = serialize(compiled)
         meta["kb"] = len(payload) / 1024
         with open(f"{directory}/{name}.bin", "wb") as fh:

@@ -28,7 +28,9 @@ VARIANTS: list[tuple[str, str, dict[str, object]]] = [
     ("LLVM -O0", "batched(50)", {"xla_backend_optimization_level": 0}),
     ("no expensive LLVM passes", "batched(50)", {"xla_llvm_disable_expensive_passes": True}),
     ("no fusion emitters", "batched(50)", {"xla_cpu_use_fusion_emitters": False}),
+    ("outputs packed into one", "batched(50)+packed", {}),
     ("vmap strategy", "vmap", {}),
+    ("vmap, outputs packed", "vmap+packed", {}),
     ("scan_vmap strategy", "scan_vmap", {}),
 ]
 ENV = {"PYTHONDONTWRITEBYTECODE": ""}

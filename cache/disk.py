@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,39 +11,16 @@ import diskcache
 
 from .errors import CacheUnavailableError, IntegrityError
 from .paths import ENV_CACHE_DIR
-from .permissions import (
-    check_database,
-    check_directory,
-    check_value_directories,
-    make_private_dirs,
-    remove_value_file,
-    value_path,
-)
-
-
-def read_value(root: str, mode: int, filename: object, value: Any, *, read_only: bool) -> Any:
-    """A Cache row's value: raw values as stored, files read only from inside ``root``, no pickle."""
-    if mode == diskcache.core.MODE_RAW:
-        return bytes(value) if isinstance(value, memoryview) else value
-    if mode not in (diskcache.core.MODE_BINARY, diskcache.core.MODE_TEXT):
-        raise IntegrityError(f"refusing a value stored in mode {mode} (pickled or unknown)")
-    path = value_path(root, filename)
-    check_value_directories(Path(root), path, read_only=read_only)
-    with open(path, "rb") as fh:
-        data = fh.read()
-    if mode == diskcache.core.MODE_BINARY:
-        return data
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise IntegrityError(f"a text value that is not UTF-8 ({exc.reason})") from exc
+from .permissions import check_database, check_directory, make_private_dirs, remove_value_file, value_path
+from .readonly import ReadOnlyDB, read_value
 
 
 class NoPickleDisk(diskcache.Disk):
     """diskcache's Disk, minus pickle, confined to its directory.
 
-    A planted pickled key or value is never loaded, and a row naming a file outside the
-    cache (or anything but a value file) is neither read nor deleted."""
+    A planted pickled key or value is never loaded, a row naming a file outside the cache (or
+    anything but a value file) is neither read nor deleted, and no value is written through a
+    directory that leads outside."""
 
     def get(self, key: Any, raw: bool) -> Any:
         if not raw:
@@ -58,51 +33,22 @@ class NoPickleDisk(diskcache.Disk):
         return read_value(self._directory, mode, filename, value, read_only=False)
 
     def filename(self, key: Any = diskcache.core.UNKNOWN, value: Any = diskcache.core.UNKNOWN) -> tuple[str, str]:
-        filename, full_path = super().filename(key, value)
-        make_private_dirs(full_path)
-        return filename, full_path
+        """A fresh value file name whose directories are inside the cache; a random name that
+        meets a planted symlinked directory (leading outside) is passed over for another."""
+        for _ in range(16):
+            filename, full_path = super().filename(key, value)
+            try:
+                value_path(self._directory, filename)
+                make_private_dirs(full_path)
+                value_path(self._directory, filename)
+            except IntegrityError:
+                continue
+            return filename, full_path
+        # an OSError: the store reports it as not writable, once, and the run goes on uncached
+        raise OSError(f"no value file name inside {self._directory}: its directories lead outside it")
 
     def remove(self, file_path: str) -> None:
         remove_value_file(self._directory, file_path)
-
-
-class ReadOnlyDB:
-    """Reads a diskcache directory without writing anything (a shared, read-only cache).
-
-    An operator's signed cache is kept in SQLite's rollback-journal mode, which a reader who
-    may not write the directory can lock and read. A database in WAL mode needs a ``-shm``
-    file such a reader cannot create; it is then read as immutable (rows written after
-    the last checkpoint are a miss; a torn read fails verification like any bad entry)."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        uri = (directory / "cache.db").resolve().as_uri() + "?mode=ro"
-        self._con = sqlite3.connect(uri, uri=True, check_same_thread=False)
-        try:
-            self._con.execute("SELECT 1 FROM Cache LIMIT 1").fetchall()
-        except sqlite3.OperationalError:
-            self._con.close()
-            self._con = sqlite3.connect(uri + "&immutable=1", uri=True, check_same_thread=False)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        row = self._con.execute("SELECT mode, filename, value FROM Cache WHERE key = ? AND raw = 1", (key,)).fetchone()
-        if row is None:
-            return default
-        mode, filename, value = row
-        return read_value(str(self.directory), mode, filename, value, read_only=True)
-
-    def iterkeys(self) -> Iterator[str]:
-        for (key,) in self._con.execute("SELECT key FROM Cache WHERE raw = 1 ORDER BY rowid").fetchall():
-            yield key
-
-    def __contains__(self, key: str) -> bool:
-        return self._con.execute("SELECT 1 FROM Cache WHERE key = ? AND raw = 1", (key,)).fetchone() is not None
-
-    def volume(self) -> int:
-        return sum(p.stat().st_size for p in self.directory.rglob("*") if p.is_file())
-
-    def close(self) -> None:
-        self._con.close()
 
 
 def open_database(root: Path, *, read_only: bool, size_limit: int = 0, shared: bool = False) -> Any:

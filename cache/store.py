@@ -1,64 +1,53 @@
 """A small, boring, size-bounded store of compiled transforms.
 
-One entry is three diskcache items under the entry's hex digest:
+One entry is three diskcache items under the entry's hex digest: ``exe:<digest>``, the
+executable bytes, written first; ``meta:<digest>``, a signed JSON envelope whose metadata
+records the executable's SHA-256 and size, written last (its presence marks a complete entry);
+``use:<digest>``, an unsigned JSON usage record (hits, last used).
 
-* ``exe:<digest>``  the executable bytes, written first;
-* ``meta:<digest>`` a JSON envelope ``{"meta": {...}, "sig": "..."}`` whose metadata
-  records the SHA-256 and size of the executable; written last, so its presence marks a
-  complete entry;
-* ``use:<digest>``  a JSON usage record (hits, last used), unsigned bookkeeping.
-
-Nothing is trusted before it is verified: the envelope's signature (HMAC-SHA256 with a
-per-user secret in the cache root, or the operator's Ed25519 key for a shared cache, see
-``signing``) and the executable's digest are checked on every read, and an entry that
-fails, or any of whose rows is refused, is dropped and reported as missing.
+Nothing is trusted before it is verified (``verify``): the envelope's signature (HMAC-SHA256
+with a per-user secret in the cache root, or the operator's Ed25519 key for a shared cache,
+see ``signing``) and the executable's digest are checked on every read; an entry that fails,
+or any of whose rows is refused, is dropped and reported as missing. A hit is read through a
+read-only SQLite connection (``readonly``: one SELECT, no diskcache) with the same checks;
+anything else goes through diskcache, which decides and drops. Writes go through diskcache,
+a hit's usage record in the background (``deferred``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import logging
-import math
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import diskcache
-
-from .disk import open_database
+from .deferred import writes_for
 from .errors import CacheUnavailableError, IntegrityError
 from .paths import DEFAULT_SIZE_LIMIT, ENV_READ_ONLY, ENV_SIZE_LIMIT, default_cache_dir, parse_size
 from .permissions import private_subdirectory
+from .readonly import OwnedReader
+from .records import EntryRecord, finite_number, fresh_usage, parse_usage, usage_after_hit
 from .signing import Ed25519Signer, HmacSigner, KeySource, load_user_secret, resolve_signer
+from .verify import FORMAT_VERSION, check_envelope, check_executable, seal, verify_rows
 
 log = logging.getLogger("pymc_aot.cache")
 
-FORMAT_VERSION = 1
-_STORE_ERRORS = (OSError, sqlite3.Error, diskcache.Timeout)
+__all__ = ["FORMAT_VERSION", "CacheStore", "EntryRecord"]
+
+
+
+def _store_errors() -> tuple[type[Exception], ...]:
+    """What a disk or database failure raises; diskcache's lock timeout once diskcache is loaded
+    (a hit through the read-only connection never loads it)."""
+    timeout = getattr(sys.modules.get("diskcache"), "Timeout", None)
+    return (OSError, sqlite3.Error) if timeout is None else (OSError, sqlite3.Error, timeout)
+
 _BAD_VALUE = (ValueError, KeyError, TypeError, RecursionError, IntegrityError)
-
-
-@dataclass(frozen=True)
-class EntryRecord:
-    """What the store knows about one entry without loading its executable."""
-
-    digest: str
-    metadata: dict[str, Any]
-    executable_bytes: int
-    hits: int = 0
-    last_used: float | None = None
-
-
-def _number(value: Any, default: float = 0.0) -> float:
-    """A finite number from unsigned bookkeeping, else ``default``."""
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    return float(value) if ok else default
 
 
 class CacheStore:
@@ -86,22 +75,29 @@ class CacheStore:
         self.read_only = bool(read_only)
         self._signer = resolve_signer(read_only=self.read_only, signing_key=signing_key, public_key=public_key)
         self._db: Any = None
+        self._reader = OwnedReader(self.directory)
+        self._later = writes_for(str(self.directory))
         self._warned: set[str] = set()
 
     # -- plumbing -------------------------------------------------------------------
     @property
     def db(self) -> Any:
-        """The open database; CacheUnavailableError (after one warning) if it cannot be opened."""
+        """The open database; CacheUnavailableError (after one warning) if it cannot be opened.
+
+        Deferred writes are finished first, so what is read through it includes them."""
+        self._later.wait()
         if self._db is None:
             try:
                 self._db = self._open()
-            except _STORE_ERRORS as exc:
+            except _store_errors() as exc:
                 message = f"pymc-aot: the cache at {self.directory} cannot be used ({exc}); running uncached"
                 self._warn_once("open", message)
                 raise CacheUnavailableError(str(exc)) from exc
         return self._db
 
     def _open(self) -> Any:
+        from .disk import open_database  # imports diskcache: only to write, or to decide a miss
+
         if self.read_only:
             return open_database(self.directory, read_only=True)
         db = open_database(
@@ -116,6 +112,8 @@ class CacheStore:
         return db
 
     def close(self) -> None:
+        self._later.wait()
+        self._reader.close()
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -132,7 +130,7 @@ class CacheStore:
             yield
         except CacheUnavailableError:
             pass  # warned once when opening
-        except _STORE_ERRORS as exc:
+        except _store_errors() as exc:
             what = "unreadable" if action == "read" else "not writable"
             self._warn_once(action, f"pymc-aot cache at {self.directory} {what} ({exc}); running uncached")
 
@@ -150,51 +148,51 @@ class CacheStore:
             return None
 
     # -- reading --------------------------------------------------------------------
-    def _check_envelope(self, raw: Any, digest: str) -> dict[str, Any]:
-        envelope = json.loads(raw)
-        body = envelope["meta"]
-        if not isinstance(body, dict):
-            raise IntegrityError("metadata is not an object")
-        payload = json.dumps(body, sort_keys=True).encode()
-        if not self._signer.verify(payload, envelope["sig"]):
-            raise IntegrityError(f"signature does not verify with {self._signer.description}")
-        if body.get("format") != FORMAT_VERSION or body.get("digest") != digest:
-            raise IntegrityError("foreign format or digest")
-        if not isinstance(body.get("executable_size"), int) or not isinstance(body.get("executable_sha256"), str):
-            raise IntegrityError("no executable size or digest")
-        return body
-
     def _verified_metadata(self, digest: str) -> dict[str, Any] | None:
         try:
             raw = self.db.get(f"meta:{digest}")
-            return None if raw is None else self._check_envelope(raw, digest)
+            return None if raw is None else check_envelope(raw, digest, self._signer)
         except _BAD_VALUE as exc:
             self._drop_broken(digest, f"metadata: {exc}")
             return None
 
+    def _quick_read(self, digest: str, executable: bool) -> tuple[dict[str, Any], bytes | None] | None:
+        """A verified entry's metadata (and executable) read without diskcache, or None for anything
+        but a verified entry: the careful path then decides (and reports, and drops)."""
+        if self._db is not None or self.read_only:
+            return None  # diskcache (or the shared store's own read-only connection) is open anyway
+        try:
+            kinds = ("meta", "exe") if executable else ("meta",)
+            rows = self._reader.get_many([f"{kind}:{digest}" for kind in kinds])
+            if rows is None:
+                return None
+            self._signer = self._signer or HmacSigner(load_user_secret(self.directory))  # after its checks
+            return verify_rows(rows, digest, self._signer)
+        except Exception:  # noqa: BLE001 - nothing from here is trusted; the careful path reads again
+            return None
+
     def metadata(self, digest: str) -> dict[str, Any] | None:
         """Verified metadata of one entry, or None if absent or broken (then dropped)."""
+        quick = self._quick_read(digest, executable=False)
+        if quick is not None:
+            return quick[0]
         with self._uncached("read"):
             return self._verified_metadata(digest)
         return None
 
     def get(self, digest: str) -> tuple[bytes, dict[str, Any]] | None:
         """Executable bytes and metadata, verified; None on a miss or a dropped entry."""
+        quick = self._quick_read(digest, executable=True)
+        if quick is not None and quick[1] is not None:
+            return quick[1], quick[0]
         with self._uncached("read"):
             meta = self._verified_metadata(digest)
             if meta is None:
                 return None
             try:
-                exe = self.db.get(f"exe:{digest}")
+                return check_executable(self.db.get(f"exe:{digest}"), meta), meta
             except _BAD_VALUE as exc:
                 self._drop_broken(digest, f"executable: {exc}")
-                return None
-            if not isinstance(exe, bytes):
-                self._drop_broken(digest, "executable missing")
-            elif len(exe) != meta["executable_size"] or hashlib.sha256(exe).hexdigest() != meta["executable_sha256"]:
-                self._drop_broken(digest, "executable digest mismatch")
-            else:
-                return exe, meta
         return None
 
     def _drop_broken(self, digest: str, why: str) -> None:
@@ -209,45 +207,39 @@ class CacheStore:
         except IntegrityError as exc:
             self._drop_broken(digest, f"usage record: {exc}")
             return None
-        try:
-            usage = json.loads(raw) if raw is not None else {}
-        except (ValueError, TypeError, RecursionError):
-            return {}
-        return usage if isinstance(usage, dict) else {}
+        return parse_usage(raw)
 
     # -- writing --------------------------------------------------------------------
     def put(self, digest: str, executable: bytes, metadata: dict[str, Any]) -> bool:
         """Store an entry; returns False (after one warning) if the store cannot be written."""
         if self.read_only:
             return False
-        body = dict(metadata)
-        body.update(
-            format=FORMAT_VERSION,
-            digest=digest,
-            executable_size=len(executable),
-            executable_sha256=hashlib.sha256(executable).hexdigest(),
-        )
         with self._uncached("write"):
             db = self.db  # opened first: a private store's secret is loaded with it
-            payload = json.dumps(body, sort_keys=True).encode()
-            envelope = json.dumps({"meta": body, "sig": self._signer.sign(payload)}, sort_keys=True)
+            envelope = seal(digest, executable, metadata, self._signer)
             with db.transact():
                 db.set(f"exe:{digest}", bytes(executable))
-                db.set(f"use:{digest}", json.dumps({"hits": 0, "last_used": time.time()}))
+                db.set(f"use:{digest}", fresh_usage())
                 db.set(f"meta:{digest}", envelope)
             return True
         return False
 
     def record_hit(self, digest: str) -> None:
-        """Count a hit and stamp the last use."""
+        """Count a hit, stamp the last use, and mark the entry's rows used for the LRU eviction."""
         if self.read_only:
             return
         with self._uncached("write"), self.db.transact():
             usage = self._usage(digest)
             if usage is not None:
-                usage["hits"] = int(_number(usage.get("hits"))) + 1
-                usage["last_used"] = time.time()
-                self.db.set(f"use:{digest}", json.dumps(usage))
+                self.db.set(f"use:{digest}", usage_after_hit(usage))
+                # what diskcache's least-recently-used `get` does; the hit read these rows elsewhere
+                keys = (f"meta:{digest}", f"exe:{digest}")
+                self.db._sql("UPDATE Cache SET access_time = ? WHERE raw = 1 AND key IN (?, ?)", (time.time(), *keys))
+
+    def record_hit_later(self, digest: str) -> None:
+        """``record_hit`` on a background thread; the store's next use waits for it."""
+        if not self.read_only:
+            self._later.submit(lambda: self.record_hit(digest))
 
     def delete(self, digest: str) -> bool:
         """Remove an entry; True if anything was there."""
@@ -277,16 +269,7 @@ class CacheStore:
             return None
         meta = self._verified_metadata(digest)
         usage = self._usage(digest) if meta is not None else None
-        if meta is None or usage is None:
-            return None
-        last_used = usage.get("last_used")
-        return EntryRecord(
-            digest=digest,
-            metadata=meta,
-            executable_bytes=meta["executable_size"],
-            hits=int(_number(usage.get("hits"))),
-            last_used=_number(last_used) if isinstance(last_used, (int, float)) else None,
-        )
+        return None if meta is None or usage is None else EntryRecord.of(digest, meta, usage)
 
     def entries(self) -> list[EntryRecord]:
         """Every complete, verified entry; orphans and broken entries are dropped."""
@@ -301,7 +284,7 @@ class CacheStore:
                 record = self._record(key[5:], present) if key.startswith("meta:") else None
                 if record is not None:
                     records.append(record)
-        records.sort(key=lambda r: _number(r.metadata.get("created")))
+        records.sort(key=lambda r: finite_number(r.metadata.get("created")))
         return records
 
     def find(self, prefix: str) -> list[str]:

@@ -80,6 +80,9 @@ class TransformCache:
 
     def store(self, cache: CacheStore | str | None = None) -> CacheStore:
         """The store for ``cache``: an instance, a directory, or None for the default root."""
+        return self._store(cache)
+
+    def _store(self, cache: CacheStore | str | None) -> CacheStore:
         if isinstance(cache, CacheStore):
             return cache
         store = CacheStore(cache)
@@ -156,7 +159,7 @@ class TransformCache:
             executable = _executable(entry, request.device)
         phases.mark("deserialize")
         if entry.cached and store is not None:
-            phases.later.append(lambda: store.record_hit(digest))  # a write: not before the call
+            phases.later.append(lambda: store.record_hit_later(digest))  # a write: after the call, in the background
         with self._lock:
             if entry.compiles:
                 self.counters.compiles += entry.compiles
@@ -186,6 +189,7 @@ class TransformCache:
         phases = Phases()
         match_floatx()  # before samples are cast or put on the device
         target = check_target(out) if out is not None else None
+        store = self._store(cache) if use_cache else None
         fp = fingerprint or fingerprint_model(model)
         phases.mark("fingerprint")
         static = [tuple(model.rvs_to_values[rv].type.shape) for rv in model.free_RVs]
@@ -194,7 +198,6 @@ class TransformCache:
         opts = (options or RequestOptions()).replace(**changes, to_disk=target is not None)
         request = make_request(model, sig, opts, fingerprint=fp, spec=spec)
         phases.mark("key")
-        store = self.store(cache) if use_cache else None
         if any(None in s for s in static) and not self.knows(request.key.digest, store):
             check_full_shapes(sig, value_signature(model, fp, *sig[0][1][:2]))
         return self.execute(request, arrays, store, target, phases)

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import fuzz_store
 from bench._fuzz_store_cases import case_strategy
-from pymc_aot.cache import disk, permissions, signing
+from pymc_aot.cache import disk, permissions, readonly, signing
 
 CASES = 300
 RUNTIME_EVERY = 30
@@ -60,7 +60,7 @@ def _read_anywhere(monkeypatch):
             raise disk.IntegrityError("no filename")
         return os.path.join(root, filename)
 
-    monkeypatch.setattr(disk, "value_path", anywhere)
+    monkeypatch.setattr(readonly, "value_path", anywhere)  # where every value is read (read_value)
     monkeypatch.setattr(permissions, "value_path", anywhere)
 
 

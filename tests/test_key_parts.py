@@ -25,7 +25,7 @@ def test_stored_key_names_kind_versions_and_cpu(cache_dir):
     parts = CacheStore(cache_dir).metadata(entry.digest)["key"]
     assert parts["key_kind"] == "structural" and parts["key_reasons"] == []
     assert set(parts["versions"]) >= {"python", "numpy", "scipy", "jax", "jaxlib", "pytensor", "pymc", "pymc-aot"}
-    assert "+src." in parts["versions"]["pymc-aot"]
+    assert parts["versions"]["pymc-aot"].startswith("src.")
     assert parts["cpu"] == hostcpu.cpu_features() and parts["cpu"].startswith(parts["cpu"].split(":")[0])
 
 
