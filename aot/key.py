@@ -51,6 +51,8 @@ class TransformKey:
     key_kind: str = "structural"
     key_reasons: tuple[str, ...] = ()
     cpu: str = ""
+    mesh: str = ""
+    """``sharded``: the device mesh (``MeshPlan.key_part``); empty, and left out, otherwise."""
     format: int = KEY_FORMAT
 
     def parts(self) -> dict[str, Any]:
@@ -61,6 +63,8 @@ class TransformKey:
         parts["versions"] = dict(self.versions)
         parts["outputs"] = list(self.outputs)
         parts["key_reasons"] = list(self.key_reasons)
+        if not self.mesh:
+            del parts["mesh"]  # one-device entries keep the digests they had before meshes
         return parts
 
     @property
@@ -114,4 +118,5 @@ def make_key(
         key_kind=fingerprint.key_kind,
         key_reasons=fingerprint.reasons,
         cpu=cpu_features() if platform == "cpu" else "",
+        mesh=strategy.mesh.key_part() if strategy is not None and strategy.mesh is not None else "",
     )

@@ -19,6 +19,7 @@ import pytensor
 from .budget import resolve_budget
 from .fingerprint import ModelFingerprint, fingerprint_model
 from .key import Signature, TransformKey, make_key
+from .sharding import DeviceRequest, ensure_host_devices, plan_mesh
 from .spec import OutputSpec, resolve_outputs
 from .strategies import AUTO, Strategy, get_strategy
 
@@ -60,6 +61,8 @@ class TransformRequest:
     model_name: str = ""
     to_disk: bool = False
     """The outputs go to a store on disk (``out=``), not memory: ``auto`` streams them."""
+    devices: DeviceRequest = field(default=None, compare=False)
+    """``devices=`` as asked (a count, a list, None): the mesh of a ``sharded`` strategy."""
 
     @property
     def label(self) -> str:
@@ -67,7 +70,7 @@ class TransformRequest:
 
     def with_strategy(self, strategy: Strategy) -> TransformRequest:
         """The same request with a concrete ``strategy`` (and the key that goes with it)."""
-        strategy = _for_outputs(strategy, self.spec)
+        strategy = _for_outputs(bind_mesh(strategy, self.devices, self.device, self.key.values), self.spec)
         key = make_key(self.fingerprint, self.spec, strategy, self.key.values, self.device)
         return dataclasses.replace(self, strategy=strategy, key=key, budget=None)
 
@@ -78,6 +81,14 @@ def _for_outputs(strategy: Strategy, spec: OutputSpec) -> Strategy:
         # constrained inputs are the user's posterior arrays, which are never ours to consume.
         return dataclasses.replace(strategy, donate=False)
     return strategy
+
+
+def bind_mesh(strategy: Strategy, devices: DeviceRequest, device: Any, values: Signature) -> Strategy:
+    """``sharded`` gets its mesh for these samples; other strategies are returned as they are."""
+    if strategy.name != "sharded" or strategy.mesh is not None:
+        return strategy
+    chains, draws = (int(values[0][1][0]), int(values[0][1][1])) if values else (1, 0)
+    return dataclasses.replace(strategy, mesh=plan_mesh(devices, device.platform, chains, draws))
 
 
 def resolve_device(backend: str | None) -> Any:
@@ -103,12 +114,14 @@ def make_request(
     fingerprint: ModelFingerprint | None = None,
     spec: OutputSpec | None = None,
     to_disk: bool = False,
+    devices: DeviceRequest = None,
 ) -> TransformRequest:
     """The request for ``model``'s transform of inputs shaped ``values``.
 
     ``memory_budget`` is resolved here, once, and only for ``strategy="auto"``: bytes, a size
     ("12GiB"), a fraction of the device's free memory, or None for 80% of it. ``to_disk``:
     the outputs will be written to disk (``out=``); not part of the key, it steers ``auto``.
+    ``devices``: for ``sharded(B)``, a device count or a list of devices (see ``aot.sharding``).
     """
     match_floatx()
     fp = fingerprint or fingerprint_model(model)
@@ -116,6 +129,8 @@ def make_request(
         model, var_names=var_names, keep_untransformed=keep_untransformed, log_likelihood=log_likelihood
     )
     chosen = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, batch_size)
+    if chosen is not None and chosen.name == "sharded":
+        ensure_host_devices(backend)  # before the backend starts (a hit has not started it)
     device = resolve_device(backend)
     budget = resolve_budget(memory_budget, device) if chosen is None else None
     if not fp.exact and fp.key_kind == "structural":  # code the fingerprint cannot describe
@@ -123,9 +138,10 @@ def make_request(
 
         fp = lowered_fingerprint(model, spec, values, fp, device)
     if chosen is not None:
-        chosen = _for_outputs(chosen, spec)
+        chosen = _for_outputs(bind_mesh(chosen, devices, device, values), spec)
     key = make_key(fp, spec, chosen, values, device)
-    return TransformRequest(model, fp, spec, chosen, device, key, budget, model_name or fp.model_name, to_disk)
+    name = model_name or fp.model_name
+    return TransformRequest(model, fp, spec, chosen, device, key, budget, name, to_disk, devices)
 
 
 def value_signature(model: Any, fingerprint: ModelFingerprint, chains: int, draws: int) -> Signature:

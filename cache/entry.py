@@ -22,6 +22,8 @@ Layout (``SCHEMA_VERSION`` 1; entries written before the version field existed r
     timings         seconds: build, lower, compile, serialize, total
     created         UNIX time of the compile
     auto            only under an ``auto`` key: the choice and every candidate's numbers
+    mesh            only for ``sharded(B)`` executables: device_ids, the devices it runs on
+                    (memory is then XLA's analysis per device)
     stream          only for ``streamed(B)`` executables (one call computes one batch of draws):
                     batch (draws per call), device_peak (inputs + two batches in flight + temp),
                     host_bytes (the whole result, assembled off the device)
@@ -38,7 +40,7 @@ from typing import Any
 SCHEMA_VERSION = 1
 
 
-SIZED_STRATEGIES = ("batched", "streamed")
+SIZED_STRATEGIES = ("batched", "streamed", "sharded")
 """Strategies that take a batch size, written ``name(B)``."""
 
 
@@ -186,6 +188,7 @@ class EntryMetadata:
     auto: AutoChoice | None = None
     executable_size: int | None = None  # the store's bookkeeping; None before storing
     stream_batch: int | None = None  # streamed(B): draws per call; None: one call computes all
+    mesh_devices: tuple[int, ...] | None = None  # sharded(B): the ids of the devices it runs on
 
     # -- what readers ask for -----------------------------------------------------
     @property
@@ -279,6 +282,8 @@ class EntryMetadata:
             doc["auto"] = self.auto.as_dict()
         if self.stream_batch is not None:
             doc["stream"] = {"batch": self.stream_batch, "device_peak": self.device_peak, "host_bytes": self.host_bytes}
+        if self.mesh_devices is not None:
+            doc["mesh"] = {"device_ids": list(self.mesh_devices)}
         return doc
 
     @classmethod
@@ -306,6 +311,7 @@ class EntryMetadata:
                 auto=AutoChoice.from_dict(doc["auto"]) if doc.get("auto") else None,
                 executable_size=int(doc["executable_size"]) if "executable_size" in doc else None,
                 stream_batch=int(doc["stream"]["batch"]) if doc.get("stream") else None,
+                mesh_devices=tuple(int(i) for i in doc["mesh"]["device_ids"]) if doc.get("mesh") else None,
             )
         except (KeyError, TypeError, ValueError) as exc:
             why = f"{type(exc).__name__} {exc}"

@@ -13,19 +13,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jax
-
 from ..aot import loader
 from ..aot.entries import TransformEntry
 from ..aot.fingerprint import ModelFingerprint, fingerprint_model
 from ..aot.request import TransformRequest, make_request, match_floatx, value_signature
 from ..aot.resolve import resolve
+from ..aot.sharding import DeviceRequest
 from ..aot.spec import OutputSpec
 from ..aot.strategies import AUTO, Strategy
 from ..aot.stream_fit import acceptable
 from ..cache import CacheStore
 from ..cache.entry import EntryMetadata
 from .phases import Phases
+from .sharded_input import place_arguments
 from .streaming import run_loaded
 from .validate import check_full_shapes, check_samples, order_samples
 from .zarr_store import OutPath, ZarrWriter, check_target
@@ -248,6 +248,7 @@ class TransformCache:
         fingerprint: ModelFingerprint | None = None,
         spec: OutputSpec | None = None,
         out: OutPath | None = None,
+        devices: DeviceRequest = None,
     ) -> dict[str, Any]:
         """Validate ``samples``, find or build the executable, run it (options as ``postprocess``)."""
         phases = Phases()
@@ -271,6 +272,7 @@ class TransformCache:
             fingerprint=fp,
             spec=spec,
             to_disk=target is not None,
+            devices=devices,
         )
         phases.mark("key")
         store = self.store(cache) if use_cache else None
@@ -293,7 +295,7 @@ class TransformCache:
         loaded = self.load(request, store, phases)
         fp = request.fingerprint
         data = [fp.data[i].get_value(borrow=True) for i in loaded.data_indices]
-        args, data = jax.device_put((arrays, data), request.device)  # one transfer, not one per array
+        args, data = place_arguments(loaded.executable, loaded.metadata, request.device, arrays, data)
         sink = _zarr_sink(target, loaded.metadata) if target is not None else None
         result = run_loaded(loaded.executable, loaded.metadata, [*args, *data], sink)
         phases.mark("call")
@@ -312,4 +314,4 @@ def _executable(entry: TransformEntry, device: Any) -> Any:
     if entry.executable is not None:
         return entry.executable
     meta = entry.metadata
-    return loader.load_executable(entry.payload, meta.n_args, len(meta.output_names), device)
+    return loader.load_executable(entry.payload, meta.n_args, len(meta.output_names), device, meta.mesh_devices)
