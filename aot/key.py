@@ -96,10 +96,13 @@ def make_key(
     strategy: Strategy | None,
     values: Signature,
     device: Any,
+    auto_mesh: Any = None,
 ) -> TransformKey:
     """The key for ``spec`` compiled with ``strategy`` for inputs ``values`` on ``device``.
 
-    ``strategy`` None keys the ``auto`` entry: the choice made for these inputs."""
+    ``strategy`` None keys the ``auto`` entry: the choice made for these inputs, and
+    ``auto_mesh`` the devices it may shard over (see ``aot.shard_fit``), if any."""
+    mesh = strategy.mesh if strategy is not None else auto_mesh
     platform = str(device.platform)
     return TransformKey(
         model_hash=fingerprint.model_hash,
@@ -118,5 +121,5 @@ def make_key(
         key_kind=fingerprint.key_kind,
         key_reasons=fingerprint.reasons,
         cpu=cpu_features() if platform == "cpu" else "",
-        mesh=strategy.mesh.key_part() if strategy is not None and strategy.mesh is not None else "",
+        mesh=mesh.key_part() if mesh is not None else "",
     )

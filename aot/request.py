@@ -19,7 +19,7 @@ import pytensor
 from .budget import resolve_budget
 from .fingerprint import ModelFingerprint, fingerprint_model
 from .key import Signature, TransformKey, make_key
-from .sharding import DeviceRequest, ensure_host_devices, plan_mesh
+from .sharding import DeviceRequest, auto_mesh, ensure_host_devices, plan_mesh
 from .spec import OutputSpec, resolve_outputs
 from .strategies import AUTO, Strategy, get_strategy
 
@@ -87,8 +87,11 @@ def bind_mesh(strategy: Strategy, devices: DeviceRequest, device: Any, values: S
     """``sharded`` gets its mesh for these samples; other strategies are returned as they are."""
     if strategy.name != "sharded" or strategy.mesh is not None:
         return strategy
-    chains, draws = (int(values[0][1][0]), int(values[0][1][1])) if values else (1, 0)
-    return dataclasses.replace(strategy, mesh=plan_mesh(devices, device.platform, chains, draws))
+    return dataclasses.replace(strategy, mesh=plan_mesh(devices, device.platform, *_chains_draws(values)))
+
+
+def _chains_draws(values: Signature) -> tuple[int, int]:
+    return (int(values[0][1][0]), int(values[0][1][1])) if values else (1, 0)
 
 
 def resolve_device(backend: str | None) -> Any:
@@ -139,7 +142,8 @@ def make_request(
         fp = lowered_fingerprint(model, spec, values, fp, device)
     if chosen is not None:
         chosen = _for_outputs(bind_mesh(chosen, devices, device, values), spec)
-    key = make_key(fp, spec, chosen, values, device)
+    may_shard = auto_mesh(devices, device, *_chains_draws(values)) if chosen is None else None
+    key = make_key(fp, spec, chosen, values, device, may_shard)
     name = model_name or fp.model_name
     return TransformRequest(model, fp, spec, chosen, device, key, budget, name, to_disk, devices)
 

@@ -147,3 +147,16 @@ def plan_mesh(devices: DeviceRequest, platform: str, chains: int, draws: int) ->
         if draws and draws % n == 0:
             return MeshPlan(chosen[:n], 1)
     raise AssertionError("one device always divides")  # pragma: no cover
+
+
+def auto_mesh(devices: DeviceRequest, device: Any, chains: int, draws: int) -> MeshPlan | None:
+    """The mesh ``auto`` may shard over when nothing fits one device; None where it does not
+    (the CPU: measured no faster there, see ``aot.shard_fit``; or a single device)."""
+    if device.platform == "cpu" and not SHARD_ON_CPU:
+        return None
+    plan = plan_mesh(devices, device.platform, chains, draws)
+    return plan if plan.size > 1 else None
+
+
+SHARD_ON_CPU = False
+"""Whether ``auto`` weighs ``sharded`` on the CPU backend (tests set it; see ``aot.shard_fit``)."""

@@ -19,11 +19,14 @@ import pytest
 from reference import assert_same, pymc_log_likelihood, pymc_posterior
 from zoo import ZOO, draws_for
 
-from pymc_aot import runtime
+from pymc_aot import aot, runtime
+from pymc_aot.aot import sharding
 from pymc_aot.aot.fingerprint import fingerprint_model
 from pymc_aot.aot.request import make_request, value_signature
+from pymc_aot.aot.shard_fit import SHARD_RULE
 from pymc_aot.aot.sharding import DeviceCountError, plan_mesh
 from pymc_aot.aot.strategies import get_strategy
+from pymc_aot.cache import CacheStore
 
 HERE = Path(__file__).resolve().parent
 SHAPES = [(2, 8, 1), (2, 8, 2), (4, 6, 4), (3, 8, 2), (3, 7, 2)]
@@ -130,3 +133,31 @@ def test_one_host_device_is_a_clear_error_or_another_key(tmp_path):
     assert "devices=2" in asked["error"][1] and "has 1 device" in asked["error"][1]
     default = _child(tmp_path, "one.npz", "default", "--one-device")
     assert (default["mesh"], default["compiles"], default["disk_hits"]) == (1, 1, 0)
+
+
+def test_auto_never_shards_on_the_cpu(built):
+    model = built["scalars"]
+    values = value_signature(model, fingerprint_model(model), 4, 10)
+    assert make_request(model, values, devices=4).key.mesh == ""  # auto: no mesh to shard over
+
+
+def test_auto_shards_when_nothing_fits_one_device(built, tmp_path, monkeypatch):
+    """The accelerator rule, on host devices: a budget below every one-device candidate's
+    peak picks sharded(B), whose per-device peak fits; the choice and its evidence are stored."""
+    model = built["shapes_and_bounds"]
+    entry = aot.precompile(model, chains=4, draws=8, memory_budget="1GiB", cache=tmp_path)
+    one_device = CacheStore(tmp_path).metadata(entry.digest)["auto"]["candidates"]
+    monkeypatch.setattr(sharding, "SHARD_ON_CPU", True)
+    samples = draws_for(model, chains=4, draws=8)
+    budget = min(c["peak"] for c in one_device) - 1
+    got = runtime.postprocess(model, samples, memory_budget=budget, devices=4, cache=tmp_path)
+    assert_same(got, pymc_posterior(model, samples))
+    assert _mesh_size(got) == 4
+    (auto,) = [
+        r.metadata["auto"]
+        for r in CacheStore(tmp_path).entries()
+        if r.metadata.get("auto", {}).get("rule") == SHARD_RULE
+    ]
+    chosen = [c for c in auto["candidates"] if c["strategy"] == auto["chosen"]]
+    assert auto["chosen"].startswith("sharded(") and chosen[0]["fits"] and chosen[0]["peak"] <= budget
+    assert not any(c["fits"] for c in auto["candidates"] if not c["strategy"].startswith("sharded("))
