@@ -130,6 +130,7 @@ def _run_cached(
 ) -> dict[str, Any]:
     from ..aot.spec import OutputSpec
     from .engine import run_transform
+    from .sharded_input import devices_for
 
     options = _STATE.options or Options()
     strategy, batch_size = _strategy_for(vectorize)
@@ -146,6 +147,7 @@ def _run_cached(
         log_likelihood=kind == "log_likelihood",
         memory_budget=budget if budget is not None else options.memory_budget,
         out=out,
+        devices=devices_for(strategy, samples),  # parallel chains stay on their devices
     )
     if out is None or active is None:
         return result

@@ -15,18 +15,21 @@ from pathlib import Path
 
 import jax
 import numpy as np
+import pymc as pm
 import pytest
 from reference import assert_same, pymc_log_likelihood, pymc_posterior
-from zoo import ZOO, draws_for
+from zoo import ZOO, draws_for, regression_data
 
 from pymc_aot import aot, runtime
 from pymc_aot.aot import sharding
+from pymc_aot.aot.compat import inference_groups, sampler_options
 from pymc_aot.aot.fingerprint import fingerprint_model
 from pymc_aot.aot.request import make_request, value_signature
 from pymc_aot.aot.shard_fit import SHARD_RULE
 from pymc_aot.aot.sharding import DeviceCountError, plan_mesh
 from pymc_aot.aot.strategies import get_strategy
 from pymc_aot.cache import CacheStore
+from pymc_aot.runtime import sharded_input
 
 HERE = Path(__file__).resolve().parent
 SHAPES = [(2, 8, 1), (2, 8, 2), (4, 6, 4), (3, 8, 2), (3, 7, 2)]
@@ -161,3 +164,48 @@ def test_auto_shards_when_nothing_fits_one_device(built, tmp_path, monkeypatch):
     chosen = [c for c in auto["candidates"] if c["strategy"] == auto["chosen"]]
     assert auto["chosen"].startswith("sharded(") and chosen[0]["fits"] and chosen[0]["peak"] <= budget
     assert not any(c["fits"] for c in auto["candidates"] if not c["strategy"].startswith("sharded("))
+
+
+def _count_moves(monkeypatch) -> list[tuple[int, ...]]:
+    moved: list[tuple[int, ...]] = []
+    real = sharded_input._move
+
+    def move(x, sharding):
+        moved.append(tuple(np.shape(x)))
+        return real(x, sharding)
+
+    monkeypatch.setattr(sharded_input, "_move", move)
+    return moved
+
+
+def test_samples_split_by_chain_are_used_where_they_are(built, tmp_path, monkeypatch):
+    """Samples as ``chain_method="parallel"`` leaves them (one chain per device, from pmap):
+    the mesh is their devices, and no sample array moves."""
+    model = built["regression_data"]
+    host = draws_for(model, chains=4, draws=6)
+    samples = [jax.pmap(lambda x: x)(x) for x in host]
+    devices = sharded_input.chain_devices(samples)
+    assert devices == tuple(jax.devices("cpu")[:4])
+    moved = _count_moves(monkeypatch)
+    got = runtime.postprocess(model, samples, strategy="sharded(2)", devices=devices, cache=tmp_path)
+    assert_same(got, pymc_posterior(model, host))
+    assert all(shape[:2] != (4, 6) for shape in moved), moved  # only the data were put on the mesh
+    assert sharded_input.chain_devices([np.ones((4, 6))]) is None
+    assert sharded_input.chain_devices([jax.device_put(host[0], jax.devices("cpu")[0])]) is None
+
+
+def test_pm_sample_parallel_chains_equal_stock(tmp_path, monkeypatch):
+    model = regression_data()
+    fast = {"draws": 10, "tune": 10, "chains": 4, "progressbar": False, "compute_convergence_checks": False}
+    kw = {**fast, **sampler_options({"chain_method": "parallel"}), "random_seed": 3}
+    with model:
+        stock = pm.sample(nuts_sampler="numpyro", **kw)
+    moved = _count_moves(monkeypatch)
+    with runtime.enabled(cache_dir=str(tmp_path), strategy="sharded(4)"), model:
+        ours = pm.sample(nuts_sampler="numpyro", **kw)
+    meshes = [r.metadata["key"].get("mesh", "") for r in CacheStore(tmp_path).entries()]
+    assert meshes and all("shape=(4,) split=chains" in m for m in meshes), meshes  # not the default 2
+    assert all(shape[:2] != (4, 10) for shape in moved), moved  # the chains stayed on their devices
+    a, b = inference_groups(stock)["posterior"], inference_groups(ours)["posterior"]
+    for name in a.data_vars:
+        np.testing.assert_allclose(a[name].values, b[name].values, rtol=1e-10, err_msg=name)
