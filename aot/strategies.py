@@ -263,7 +263,9 @@ def get_strategy(name: str, batch_size: int | None = None) -> Strategy | None:
     batch_size = size if size is not None else batch_size
     if name == AUTO:
         if batch_size is not None:
-            raise ValueError("batch_size applies to batched, streamed and sharded; 'auto' chooses its own")
+            raise ValueError(
+                "batch_size applies to the 'batched' strategy, 'streamed' and 'sharded'; 'auto' chooses its own"
+            )
         return None
     if name not in _BUILDERS:
         raise ValueError(
@@ -276,5 +278,7 @@ def get_strategy(name: str, batch_size: int | None = None) -> Strategy | None:
             raise ValueError(f"strategy {name!r} needs a positive batch_size, got {batch_size!r}")
         return Strategy(name, chain_map, draw_map, donate, int(batch_size))
     if batch_size is not None:
-        raise ValueError(f"batch_size={batch_size} only applies to batched, streamed and sharded, not {name!r}")
+        raise ValueError(
+            f"batch_size={batch_size} only applies to the 'batched' strategy, 'streamed' and 'sharded', not {name!r}"
+        )
     return Strategy(name, chain_map, draw_map, donate)
