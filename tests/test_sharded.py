@@ -21,7 +21,7 @@ from reference import assert_same, pymc_log_likelihood, pymc_posterior
 from zoo import ZOO, draws_for, regression_data
 
 from pymc_aot import aot, runtime
-from pymc_aot.aot import sharding
+from pymc_aot.aot import loader, sharding
 from pymc_aot.aot.compat import inference_groups, sampler_options
 from pymc_aot.aot.fingerprint import fingerprint_model
 from pymc_aot.aot.request import make_request, value_signature
@@ -209,3 +209,9 @@ def test_pm_sample_parallel_chains_equal_stock(tmp_path, monkeypatch):
     a, b = inference_groups(stock)["posterior"], inference_groups(ours)["posterior"]
     for name in a.data_vars:
         np.testing.assert_allclose(a[name].values, b[name].values, rtol=1e-10, err_msg=name)
+
+
+def test_loader_refuses_devices_this_process_lacks():
+    device = jax.devices("cpu")[0]
+    with pytest.raises(ValueError, match=r"devices \[0, 999\]; this process has \d+ \(ids \[999\] are missing\)"):
+        loader.load_executable(b"", 1, 1, device, mesh_devices=(0, 999))
