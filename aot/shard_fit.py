@@ -3,10 +3,13 @@
 The rule (evidence: ``bench/sharded.py``, BENCHMARKS.md "Sharded"):
 
 - CPU: not a candidate. XLA's CPU backend already spreads one device's work over the cores
-  (intra-op threads), so host devices compete for the same cores. Measured on the 2-core
-  machine, 4 x 1000 draws: the 20000 x 50 regression took the same time over 1, 2 and 4
-  host devices (0.65 s each, batched(16) 0.77 s); the wide model took twice as long over
-  2 or 4 (0.38 s against 0.18 s). ``strategy="sharded(B)"`` remains there for who wants it.
+  (intra-op threads), so host devices compete for the same cores, and what is left to win
+  depends on how idle the cores are when the call runs, which no analysis of the executable
+  predicts and a stored choice would outlive. Measured on the shared 2-core machine, 4 x 1000
+  draws, two runs: the 20000 x 50 regression over 2 devices took 0.78-1.07x the time of 1
+  device (0.59x once, on a quieter machine); the wide model was never faster over 2 or 4
+  devices than auto's one-device ``batched(50)``. ``strategy="sharded(B)"`` is there for who
+  knows their cores are idle.
 - Several accelerators: weighed only when no one-device candidate fits the budget, as
   ``streamed`` is. The budget is per device, and so is XLA's memory analysis of a sharded
   executable: split D ways, the outputs need 1/D of each device. Speed on several GPUs is
