@@ -12,6 +12,7 @@ from .entries import TransformEntry, fetch_or_compile
 from .fingerprint import ModelFingerprint, fingerprint_model
 from .key import Signature
 from .request import Progress, TransformRequest, make_request, value_signature
+from .sharding import DeviceRequest
 from .spec import InputKind, OutputSpec, resolve_constrained_outputs
 from .strategies import AUTO
 
@@ -45,6 +46,7 @@ def precompile(
     memory_budget: int | float | str | None = None,
     to_disk: bool = False,
     inputs: InputKind = "unconstrained",
+    devices: DeviceRequest = None,
 ) -> TransformEntry:
     """Compile the transform for ``chains`` x ``draws`` samples and store it in the cache.
 
@@ -62,6 +64,8 @@ def precompile(
     ``log_likelihood=True``, ``pm.compute_log_likelihood``) computes from ``idata.posterior``;
     ``var_names`` then picks deterministics (observed variables) and ``keep_untransformed``
     does not apply.
+
+    ``devices``: for ``strategy="sharded(B)"``, a device count or list (``aot.sharding``).
     """
     fp = fingerprint_model(model)
     values, spec = _inputs_and_outputs(model, fp, chains, draws, inputs, var_names, log_likelihood)
@@ -79,6 +83,7 @@ def precompile(
         fingerprint=fp,
         to_disk=to_disk,
         spec=spec,
+        devices=devices,
     )
     store = cache if isinstance(cache, CacheStore) else CacheStore(cache)
     try:

@@ -215,3 +215,15 @@ def test_loader_refuses_devices_this_process_lacks():
     device = jax.devices("cpu")[0]
     with pytest.raises(ValueError, match=r"devices \[0, 999\]; this process has \d+ \(ids \[999\] are missing\)"):
         loader.load_executable(b"", 1, 1, device, mesh_devices=(0, 999))
+
+
+def test_precompiled_sharded_entry_is_what_postprocess_loads(built, tmp_path):
+    model = built["zerosum"]
+    entry = aot.precompile(model, chains=3, draws=8, strategy="sharded(3)", devices=2, cache=tmp_path)
+    assert entry.strategy == "sharded(3)" and "shape=(2,) split=draws" in entry.key.mesh
+    runtime.clear_memo()
+    compiles = runtime.COUNTERS.compiles
+    samples = draws_for(model, chains=3, draws=8)
+    got = runtime.postprocess(model, samples, strategy="sharded(3)", devices=2, cache=tmp_path)
+    assert runtime.COUNTERS.compiles == compiles and runtime.COUNTERS.last_source == "disk"
+    assert_same(got, pymc_posterior(model, samples))
