@@ -132,6 +132,8 @@ def make_request(
         model, var_names=var_names, keep_untransformed=keep_untransformed, log_likelihood=log_likelihood
     )
     chosen = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, batch_size)
+    if chosen is not None and chosen.name != "sharded" and devices is not None:
+        raise ValueError(f"devices={devices!r} applies to the 'sharded' strategy (and auto), not {chosen.label!r}")
     if chosen is not None and chosen.name == "sharded":
         ensure_host_devices(backend)  # before the backend starts (a hit has not started it)
     device = resolve_device(backend)

@@ -102,6 +102,12 @@ def test_bad_devices_are_refused_clearly(built, tmp_path):
         runtime.postprocess(model, samples, strategy="sharded(2)", devices=0, cache=tmp_path)
     with pytest.raises(ValueError, match="needs a positive batch_size"):
         get_strategy("sharded")
+    with pytest.raises(
+        ValueError, match=r"devices=2 applies to the 'sharded' strategy \(and auto\), not 'batched\(2\)'"
+    ):
+        runtime.postprocess(model, samples, strategy="batched(2)", devices=2, cache=tmp_path)
+    with pytest.raises(ValueError, match=r"devices: expected a non-empty list of cpu devices, got \['str'\]"):
+        runtime.postprocess(model, samples, strategy="sharded(2)", devices=["cpu0"], cache=tmp_path)
 
 
 def _child(tmp: Path, out: str, devices: str, *extra: str) -> dict:
@@ -227,3 +233,16 @@ def test_precompiled_sharded_entry_is_what_postprocess_loads(built, tmp_path):
     got = runtime.postprocess(model, samples, strategy="sharded(3)", devices=2, cache=tmp_path)
     assert runtime.COUNTERS.compiles == compiles and runtime.COUNTERS.last_source == "disk"
     assert_same(got, pymc_posterior(model, samples))
+
+
+def test_sharded_bench_runs_tiny(monkeypatch, capsys):
+    """bench/sharded.py end to end on a tiny regression, so it cannot rot."""
+    sys.path.insert(0, str(HERE.parent))
+    from bench import sharded as bench
+
+    monkeypatch.setattr(bench, "methods", lambda batches, devices: ["pymc:vmap", "aot:sharded(4)@2"])
+    args = ["--model", "regression", "--scale", "0.02", "--draws", "20", "--repeats", "1", "--rounds", "1"]
+    rows = bench.main(args)["regression"]
+    assert rows["aot:sharded(4)@2"]["chosen"] == "sharded(4)"
+    assert all(r["measured_peak"] > 0 and r["predicted_peak"] > 0 and r["seconds"] > 0 for r in rows.values())
+    assert "| aot:sharded(4)@2 | sharded(4) |" in capsys.readouterr().out
