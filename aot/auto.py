@@ -26,12 +26,14 @@ assembled off the device: in host memory, or with ``out=`` in a Zarr store on di
    result is going to disk anyway, and streaming it there keeps the device (and, on the
    CPU, the machine) at inputs + a few batches instead of the whole output, while each
    batch's write overlaps the next batch's compute.
-6. In memory, ``streamed`` is a fallback: weighed only when no device-resident candidate
-   fits, and only on an accelerator, where the host has memory of its own; there it
-   fits if its device peak fits the budget and the whole result fits 80% of the host's
-   free memory. On the CPU the device *is* host memory: streaming into NumPy needs the
-   whole output in the same RAM plus batches in flight, never less than ``batched``, so
-   it is not a candidate there; only ``out=`` (disk) helps.
+6. In memory, ``sharded(B)`` over several accelerators is the first fallback when nothing
+   fits one device (never on the CPU; see :mod:`.shard_fit`). Then ``streamed``: weighed
+   only when no device-resident candidate fits, and only on an accelerator, where the
+   host has memory of its own; there it fits if its device peak fits the budget and the
+   whole result fits 80% of the host's free memory. On the CPU the device *is* host
+   memory: streaming into NumPy needs the whole output in the same RAM plus batches in
+   flight, never less than ``batched``, so it is not a candidate there; only ``out=``
+   (disk) helps.
 7. The batch: the largest B whose device peak fits the budget and whose outputs stay
    under ``STREAM_BATCH_BYTES`` (host buffers and Zarr chunks), rounded to divide the
    draws (or a whole number of chains) so batches line up with Zarr chunks. If the
@@ -54,6 +56,7 @@ from ..cache.paths import human_bytes
 from .budget import MemoryBudgetError, exact_size
 from .entries import TransformEntry, compile_and_store, read_entry, read_metadata
 from .request import Progress, TransformRequest
+from .shard_fit import SHARD_RULE, sharded_candidates
 from .strategies import Strategy, get_strategy
 from .stream_fit import (
     acceptable,
@@ -235,6 +238,9 @@ def _pick(search: _Search, probe: EntryMetadata) -> tuple[Candidate, str]:
         fitting = [c for c in search.weighed() if c.fits and not is_streamed(c.strategy)]
         if fitting:
             return min(fitting, key=_rank), RULE
+        fitting = [c for c in sharded_candidates(search, probe) if c.fits]  # several accelerators only
+        if fitting:
+            return min(fitting, key=lambda c: (c.steps, c.peak)), SHARD_RULE
     if request.to_disk or not device_is_host(request):
         fitting = [c for c in _streamed_candidates(search, probe) if c.fits]
         if fitting:

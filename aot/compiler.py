@@ -86,19 +86,20 @@ def compile_transform(
         graph = build_transform(request.model, request.spec, request.fingerprint)
     t1 = time.perf_counter()
     say("lowering")
-    sharding = jax.sharding.SingleDeviceSharding(request.device)
     data_sig = [key.data[i] for i in graph.data_indices]
     lead = strategy.leading_arguments  # streamed: the batch's start
+    n_values = len(key.values)
+    shardings, out_sharding = argument_shardings(strategy, request.device, len(lead), n_values, len(data_sig))
     args = [
         jax.ShapeDtypeStruct(shape, np.dtype(dtype), sharding=sharding)
-        for _, shape, dtype in (*lead, *key.values, *data_sig)
+        for (_, shape, dtype), sharding in zip((*lead, *key.values, *data_sig), shardings, strict=True)
     ]
-    n_values = len(key.values)
     donate = tuple(range(len(lead), len(lead) + n_values)) if strategy.donate else ()
     with warnings.catch_warnings():
         # Donated inputs that no output can alias are simply not reused; that is expected.
         warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
-        lowered = jax.jit(strategy.apply(graph.fn, n_values), donate_argnums=donate).lower(*args)
+        jitted = jax.jit(strategy.apply(graph.fn, n_values), donate_argnums=donate, out_shardings=out_sharding)
+        lowered = jitted.lower(*args)
     t2 = time.perf_counter()
     say("compiling")
     compiled = lowered.compile()
@@ -120,8 +121,21 @@ def compile_transform(
         timings=timings,
         created=time.time(),
         stream_batch=_draws_per_call(strategy, key),
+        mesh_devices=tuple(int(d.id) for d in strategy.mesh.devices) if strategy.mesh is not None else None,
     )
     return CompiledTransform(metadata, payload, compiled)
+
+
+def argument_shardings(strategy: Any, device: Any, n_lead: int, n_values: int, n_data: int) -> tuple[list[Any], Any]:
+    """Where each argument lives, and the outputs' sharding (None: JAX's default).
+
+    One device for every strategy but ``sharded``, whose samples and outputs are split over
+    its mesh and whose data are replicated on each of its devices."""
+    mesh = strategy.mesh
+    if mesh is None:
+        return [jax.sharding.SingleDeviceSharding(device)] * (n_lead + n_values + n_data), None
+    split, whole = mesh.sharding(True), mesh.sharding(False)
+    return [whole] * n_lead + [split] * n_values + [whole] * n_data, split
 
 
 def _draws_per_call(strategy: Any, key: Any) -> int | None:
@@ -130,4 +144,3 @@ def _draws_per_call(strategy: Any, key: Any) -> int | None:
         return None
     chains, draws = key.chains_draws
     return min(strategy.batch_size, chains * draws)
-

@@ -51,6 +51,8 @@ class TransformKey:
     key_kind: str = "structural"
     key_reasons: tuple[str, ...] = ()
     cpu: str = ""
+    mesh: str = ""
+    """``sharded``: the device mesh (``MeshPlan.key_part``); empty, and left out, otherwise."""
     format: int = KEY_FORMAT
 
     def parts(self) -> dict[str, Any]:
@@ -61,6 +63,8 @@ class TransformKey:
         parts["versions"] = dict(self.versions)
         parts["outputs"] = list(self.outputs)
         parts["key_reasons"] = list(self.key_reasons)
+        if not self.mesh:
+            del parts["mesh"]  # one-device entries keep the digests they had before meshes
         return parts
 
     @property
@@ -92,10 +96,13 @@ def make_key(
     strategy: Strategy | None,
     values: Signature,
     device: Any,
+    auto_mesh: Any = None,
 ) -> TransformKey:
     """The key for ``spec`` compiled with ``strategy`` for inputs ``values`` on ``device``.
 
-    ``strategy`` None keys the ``auto`` entry: the choice made for these inputs."""
+    ``strategy`` None keys the ``auto`` entry: the choice made for these inputs, and
+    ``auto_mesh`` the devices it may shard over (see ``aot.shard_fit``), if any."""
+    mesh = strategy.mesh if strategy is not None else auto_mesh
     platform = str(device.platform)
     return TransformKey(
         model_hash=fingerprint.model_hash,
@@ -114,4 +121,5 @@ def make_key(
         key_kind=fingerprint.key_kind,
         key_reasons=fingerprint.reasons,
         cpu=cpu_features() if platform == "cpu" else "",
+        mesh=mesh.key_part() if mesh is not None else "",
     )

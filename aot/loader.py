@@ -26,9 +26,22 @@ def _initialize_kernels() -> None:
         pass
 
 
-def load_executable(payload: bytes, n_args: int, n_outputs: int, device: Any) -> Any:
-    """Deserialize an executable for one device (PyMC forces 100 host devices)."""
+def load_executable(
+    payload: bytes, n_args: int, n_outputs: int, device: Any, mesh_devices: tuple[int, ...] | None = None
+) -> Any:
+    """Deserialize an executable for one device (PyMC forces 100 host devices), or for the
+    devices ``mesh_devices`` (ids on ``device``'s backend) a sharded executable was built for."""
     _initialize_kernels()
+    devices = [device]
+    if mesh_devices is not None:
+        by_id = {d.id: d for d in jax.devices(device.platform)}
+        missing = [i for i in mesh_devices if i not in by_id]
+        if missing:
+            raise ValueError(
+                f"the executable runs on {device.platform} devices {list(mesh_devices)}; "
+                f"this process has {len(by_id)} (ids {missing} are missing)"
+            )
+        devices = [by_id[i] for i in mesh_devices]
     in_tree = jax.tree_util.tree_structure((tuple(range(n_args)), {}))
     out_tree = jax.tree_util.tree_structure(tuple(range(n_outputs)))
-    return deserialize_and_load(payload, in_tree, out_tree, backend=device.client, execution_devices=[device])
+    return deserialize_and_load(payload, in_tree, out_tree, backend=device.client, execution_devices=devices)

@@ -32,6 +32,8 @@ class RequestOptions:
     memory_budget: int | float | str | None = None
     model_name: str | None = None
     to_disk: bool = False
+    devices: Any = None
+    """For ``sharded(B)``: a device count or a list of devices (``aot.sharding.DeviceRequest``)."""
 
     @classmethod
     def pick(cls, arguments: Mapping[str, Any]) -> RequestOptions:

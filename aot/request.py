@@ -20,6 +20,7 @@ from .budget import resolve_budget
 from .fingerprint import ModelFingerprint, fingerprint_model
 from .key import Signature, TransformKey, make_key
 from .options import RequestOptions
+from .sharding import DeviceRequest, auto_mesh, ensure_host_devices, plan_mesh
 from .spec import OutputSpec, resolve_outputs
 from .strategies import AUTO, Strategy, get_strategy
 
@@ -61,6 +62,8 @@ class TransformRequest:
     model_name: str = ""
     to_disk: bool = False
     """The outputs go to a store on disk (``out=``), not memory: ``auto`` streams them."""
+    devices: DeviceRequest = field(default=None, compare=False)
+    """``devices=`` as asked (a count, a list, None): the mesh of a ``sharded`` strategy."""
 
     @property
     def label(self) -> str:
@@ -68,7 +71,7 @@ class TransformRequest:
 
     def with_strategy(self, strategy: Strategy) -> TransformRequest:
         """The same request with a concrete ``strategy`` (and the key that goes with it)."""
-        strategy = _for_outputs(strategy, self.spec)
+        strategy = _for_outputs(bind_mesh(strategy, self.devices, self.device, self.key.values), self.spec)
         key = make_key(self.fingerprint, self.spec, strategy, self.key.values, self.device)
         return dataclasses.replace(self, strategy=strategy, key=key, budget=None)
 
@@ -79,6 +82,17 @@ def _for_outputs(strategy: Strategy, spec: OutputSpec) -> Strategy:
         # constrained inputs are the user's posterior arrays, which are never ours to consume.
         return dataclasses.replace(strategy, donate=False)
     return strategy
+
+
+def bind_mesh(strategy: Strategy, devices: DeviceRequest, device: Any, values: Signature) -> Strategy:
+    """``sharded`` gets its mesh for these samples; other strategies are returned as they are."""
+    if strategy.name != "sharded" or strategy.mesh is not None:
+        return strategy
+    return dataclasses.replace(strategy, mesh=plan_mesh(devices, device.platform, *_chains_draws(values)))
+
+
+def _chains_draws(values: Signature) -> tuple[int, int]:
+    return (int(values[0][1][0]), int(values[0][1][1])) if values else (1, 0)
 
 
 def resolve_device(backend: str | None) -> Any:
@@ -104,6 +118,7 @@ def make_request(
     see :class:`~pymc_aot.aot.options.RequestOptions`. ``memory_budget`` is resolved here, once,
     and only for ``strategy="auto"``: bytes, a size ("12GiB"), a fraction of the device's free
     memory, or None for 80% of it. ``spec`` overrides the outputs the options name.
+    ``devices``: for ``sharded(B)``, a device count or a list of devices (see ``aot.sharding``).
     """
     match_floatx()
     opts = (options or RequestOptions()).replace(**changes)
@@ -111,8 +126,12 @@ def make_request(
     spec = spec or resolve_outputs(
         model, var_names=opts.var_names, keep_untransformed=opts.keep_untransformed, log_likelihood=opts.log_likelihood
     )
-    strategy = opts.strategy
+    strategy, devices = opts.strategy, opts.devices
     chosen = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, opts.batch_size)
+    if chosen is not None and chosen.name != "sharded" and devices is not None:
+        raise ValueError(f"devices={devices!r} applies to the 'sharded' strategy (and auto), not {chosen.label!r}")
+    if chosen is not None and chosen.name == "sharded":
+        ensure_host_devices(opts.backend)  # before the backend starts (a hit has not started it)
     device = resolve_device(opts.backend)
     budget = resolve_budget(opts.memory_budget, device) if chosen is None else None
     if not fp.exact and fp.key_kind == "structural":  # code the fingerprint cannot describe
@@ -120,10 +139,11 @@ def make_request(
 
         fp = lowered_fingerprint(model, spec, values, fp, device)
     if chosen is not None:
-        chosen = _for_outputs(chosen, spec)
-    key = make_key(fp, spec, chosen, values, device)
+        chosen = _for_outputs(bind_mesh(chosen, devices, device, values), spec)
+    may_shard = auto_mesh(devices, device, *_chains_draws(values)) if chosen is None else None
+    key = make_key(fp, spec, chosen, values, device, may_shard)
     name = opts.model_name or fp.model_name
-    return TransformRequest(model, fp, spec, chosen, device, key, budget, name, opts.to_disk)
+    return TransformRequest(model, fp, spec, chosen, device, key, budget, name, opts.to_disk, devices)
 
 
 def value_signature(model: Any, fingerprint: ModelFingerprint, chains: int, draws: int) -> Signature:

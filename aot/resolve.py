@@ -14,6 +14,7 @@ from .fingerprint import ModelFingerprint, fingerprint_model
 from .key import Signature
 from .options import RequestOptions
 from .request import Progress, TransformRequest, make_request, value_signature
+from .sharding import DeviceRequest
 from .spec import InputKind, OutputSpec, resolve_constrained_outputs
 from .strategies import AUTO
 
@@ -47,6 +48,7 @@ def precompile(
     memory_budget: int | float | str | None = None,
     to_disk: bool = False,
     inputs: InputKind = "unconstrained",
+    devices: DeviceRequest = None,
 ) -> TransformEntry:
     """Compile the transform for ``chains`` x ``draws`` samples and store it in the cache.
 
@@ -64,6 +66,8 @@ def precompile(
     ``log_likelihood=True``, ``pm.compute_log_likelihood``) computes from ``idata.posterior``;
     ``var_names`` then picks deterministics (observed variables) and ``keep_untransformed``
     does not apply.
+
+    ``devices``: for ``strategy="sharded(B)"``, a device count or list (``aot.sharding``).
     """
     return precompile_with(
         model, RequestOptions.pick(locals()), chains=chains, draws=draws, cache=cache, progress=progress, inputs=inputs

@@ -11,13 +11,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jax
 import jax.numpy as jnp
 from jax import lax
 
 from ..cache.entry import SIZED_STRATEGIES, strategy_label
+
+if TYPE_CHECKING:
+    from .sharding import MeshPlan
 
 PerDraw = Callable[..., tuple[Any, ...]]
 Batched = Callable[..., tuple[Any, ...]]
@@ -37,6 +40,8 @@ class Strategy:
     draw_map: str
     donate: bool
     batch_size: int | None = None
+    mesh: MeshPlan | None = None
+    """``sharded`` only: the devices and the split axis, bound by ``make_request``."""
 
     @property
     def label(self) -> str:
@@ -54,6 +59,10 @@ class Strategy:
 
     def steps(self, chains: int, draws: int) -> int:
         """Sequential steps over ``chains`` x ``draws`` draws (1 for vmap)."""
+        if self.name == "sharded":
+            assert self.batch_size is not None
+            per_device = -(-chains * draws // (self.mesh.size if self.mesh else 1))
+            return -(-per_device // self.batch_size)
         if self.name in SIZED_STRATEGIES:
             assert self.batch_size is not None
             return -(-chains * draws // self.batch_size)
@@ -62,6 +71,10 @@ class Strategy:
 
     def apply(self, f: PerDraw, n_values: int) -> Batched:
         """The whole-sample function for ``f`` with ``n_values`` mapped arguments."""
+        if self.name == "sharded":
+            if self.mesh is None:
+                raise ValueError("a sharded strategy is bound to its devices before compiling (make_request)")
+            return _sharded(f, n_values, self.batch_size, self.mesh)
         return _BUILDERS[self.name](f, n_values, self.batch_size)
 
 
@@ -181,6 +194,23 @@ def _streamed(f: PerDraw, n_values: int, batch_size: int | None) -> Batched:
     return run
 
 
+def _sharded(f: PerDraw, n_values: int, batch_size: int | None, mesh: MeshPlan) -> Batched:
+    """``batched(B)`` on each device's block of the samples (split along ``mesh.split_axis``).
+
+    Data are replicated; every output comes back split like the samples, nothing is gathered.
+    """
+    from jax.sharding import PartitionSpec
+
+    local = _batched(f, n_values, batch_size)
+
+    def run(*args: Any) -> tuple[Any, ...]:
+        specs = (mesh.spec,) * n_values + (PartitionSpec(),) * (len(args) - n_values)
+        # check_vma off: the loop's output buffers start replicated and are filled per device
+        return jax.shard_map(local, mesh=mesh.mesh, in_specs=specs, out_specs=mesh.spec, check_vma=False)(*args)
+
+    return run
+
+
 _BUILDERS: dict[str, Callable[[PerDraw, int, int | None], Batched]] = {
     "vmap": _vmap,
     "scan": _scan,
@@ -189,6 +219,7 @@ _BUILDERS: dict[str, Callable[[PerDraw, int, int | None], Batched]] = {
     "nested_scan": _nested_scan,
     "batched": _batched,
     "streamed": _streamed,
+    "sharded": _batched,  # per device; Strategy.apply wraps it in the mesh (_sharded)
 }
 
 _DESCRIPTIONS = {  # chain_map, draw_map, donate
@@ -199,6 +230,7 @@ _DESCRIPTIONS = {  # chain_map, draw_map, donate
     "nested_scan": ("scan", "scan", False),
     "batched": ("batches", "batches", False),
     "streamed": ("batches", "batches", False),
+    "sharded": ("devices x batches", "devices x batches", False),
 }
 
 STRATEGY_NAMES: tuple[str, ...] = tuple(_BUILDERS)
@@ -227,11 +259,14 @@ def get_strategy(name: str, batch_size: int | None = None) -> Strategy | None:
     batch_size = size if size is not None else batch_size
     if name == AUTO:
         if batch_size is not None:
-            raise ValueError("batch_size applies to the 'batched' strategy and 'streamed'; 'auto' chooses its own")
+            raise ValueError(
+                "batch_size applies to the 'batched' strategy, 'streamed' and 'sharded'; 'auto' chooses its own"
+            )
         return None
     if name not in _BUILDERS:
         raise ValueError(
-            f"unknown strategy {name!r}; choose auto, {', '.join(STRATEGY_NAMES)}, batched(B) or streamed(B)"
+            f"unknown strategy {name!r}; choose auto, {', '.join(STRATEGY_NAMES)}"
+            f" ({', '.join(SIZED_STRATEGIES)} written with a batch size: name(B))"
         )
     chain_map, draw_map, donate = _DESCRIPTIONS[name]
     if name in SIZED_STRATEGIES:
@@ -239,5 +274,7 @@ def get_strategy(name: str, batch_size: int | None = None) -> Strategy | None:
             raise ValueError(f"strategy {name!r} needs a positive batch_size, got {batch_size!r}")
         return Strategy(name, chain_map, draw_map, donate, int(batch_size))
     if batch_size is not None:
-        raise ValueError(f"batch_size={batch_size} only applies to the 'batched' strategy and 'streamed', not {name!r}")
+        raise ValueError(
+            f"batch_size={batch_size} only applies to the 'batched' strategy, 'streamed' and 'sharded', not {name!r}"
+        )
     return Strategy(name, chain_map, draw_map, donate)

@@ -22,6 +22,8 @@ Layout (``SCHEMA_VERSION`` 1; entries written before the version field existed r
     timings         seconds: build, lower, compile, serialize, total
     created         UNIX time of the compile
     auto            only under an ``auto`` key: the choice and every candidate's numbers
+    mesh            only for ``sharded(B)`` executables: device_ids, the devices it runs on
+                    (memory is then XLA's analysis per device)
     stream          only for ``streamed(B)`` executables (one call computes one batch of draws):
                     batch (draws per call), device_peak (inputs + two batches in flight + temp),
                     host_bytes (the whole result, assembled off the device)
@@ -55,7 +57,7 @@ __all__ = [
 SCHEMA_VERSION = 1
 
 
-SIZED_STRATEGIES = ("batched", "streamed")
+SIZED_STRATEGIES = ("batched", "streamed", "sharded")
 """Strategies that take a batch size, written ``name(B)``."""
 
 
@@ -84,6 +86,7 @@ class EntryMetadata:
     executable_size: int | None = None  # the store's bookkeeping; None before storing
     stream_batch: int | None = None  # streamed(B): draws per call; None: one call computes all
     requested: bool = False  # compiled for a strategy the user named (not only as auto's candidate)
+    mesh_devices: tuple[int, ...] | None = None  # sharded(B): the ids of the devices it runs on
 
     # -- what readers ask for -----------------------------------------------------
     @property
@@ -179,6 +182,8 @@ class EntryMetadata:
             doc["stream"] = {"batch": self.stream_batch, "device_peak": self.device_peak, "host_bytes": self.host_bytes}
         if self.requested:
             doc["requested"] = True
+        if self.mesh_devices is not None:
+            doc["mesh"] = {"device_ids": list(self.mesh_devices)}
         return doc
 
     @classmethod
@@ -207,6 +212,7 @@ class EntryMetadata:
                 executable_size=int(doc["executable_size"]) if "executable_size" in doc else None,
                 stream_batch=int(doc["stream"]["batch"]) if doc.get("stream") else None,
                 requested=bool(doc.get("requested", False)),
+                mesh_devices=tuple(int(i) for i in doc["mesh"]["device_ids"]) if doc.get("mesh") else None,
             )
         except (KeyError, TypeError, ValueError) as exc:
             why = f"{type(exc).__name__} {exc}"

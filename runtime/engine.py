@@ -75,6 +75,7 @@ def postprocess(
     cache: CacheStore | str | None = None,
     memory_budget: int | float | str | None = None,
     out: str | os.PathLike[str] | None = None,
+    devices: int | Sequence[Any] | None = None,
 ) -> dict[str, Any]:
     """Postprocess raw draws with a cached, ahead-of-time compiled executable.
 
@@ -96,6 +97,9 @@ def postprocess(
     returns its arrays, read lazily (``zarr.Array``); ``auto`` then streams, so memory holds
     the inputs and a few batches, not the output. A write that did not finish is refused on
     reading (``runtime.zarr_store.open_store`` / ``open_dataset``).
+
+    ``devices``: for ``strategy="sharded(B)"``, how many devices (or which) to split the
+    draws over; default one per physical core on a CPU, every accelerator otherwise.
     """
     return run_transform(model, samples, RequestOptions.pick(locals()), cache=cache, out=out)
 

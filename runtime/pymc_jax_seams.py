@@ -81,6 +81,7 @@ def _run_cached(
 ) -> dict[str, Any]:
     from ..aot.spec import OutputSpec
     from .engine import run_transform
+    from .sharded_input import devices_for
 
     options = STATE.current()
     strategy, batch_size = _strategy_for(vectorize)
@@ -92,6 +93,7 @@ def _run_cached(
         log_likelihood=kind == "log_likelihood",
         backend=backend,
         memory_budget=budget if budget is not None else options.memory_budget,
+        devices=devices_for(strategy, samples),  # parallel chains stay on their devices
     )
     spec = OutputSpec(kind, names)
     result = run_transform(model, list(samples), request, cache=options.cache_dir, spec=spec, out=out)

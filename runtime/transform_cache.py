@@ -11,8 +11,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import jax
-
 from ..aot import loader
 from ..aot.entries import TransformEntry
 from ..aot.fingerprint import ModelFingerprint, fingerprint_model
@@ -26,6 +24,7 @@ from .counters import RuntimeCounters
 from .digest_locks import DigestLocks
 from .loaded_transform import LoadedTransform
 from .phases import Phases
+from .sharded_input import place_arguments
 from .streaming import run_loaded
 from .validate import check_full_shapes, check_samples, order_samples
 from .zarr_store import OutPath, ZarrWriter, check_target
@@ -217,7 +216,7 @@ class TransformCache:
         loaded = self.load(request, store, phases)
         fp = request.fingerprint
         data = [fp.data[i].get_value(borrow=True) for i in loaded.data_indices]
-        args, data = jax.device_put((arrays, data), request.device)  # one transfer, not one per array
+        args, data = place_arguments(loaded.executable, loaded.metadata, request.device, arrays, data)
         sink = _zarr_sink(target, loaded.metadata) if target is not None else None
         result = run_loaded(loaded.executable, loaded.metadata, [*args, *data], sink)
         phases.mark("call")
@@ -236,4 +235,4 @@ def _executable(entry: TransformEntry, device: Any) -> Any:
     if entry.executable is not None:
         return entry.executable
     meta = entry.metadata
-    return loader.load_executable(entry.payload, meta.n_args, len(meta.output_names), device)
+    return loader.load_executable(entry.payload, meta.n_args, len(meta.output_names), device, meta.mesh_devices)
