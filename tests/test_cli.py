@@ -192,3 +192,19 @@ def test_precompile_from_constrained_serves_compute_log_likelihood(capsys, tmp_p
     for log_likelihood in (False, True):
         pymc_aot.from_posterior(model, posterior, log_likelihood=log_likelihood, strategy="vmap", cache=root)
     assert runtime.COUNTERS.compiles == before
+
+
+def test_precompile_devices_for_sharded(capsys, cache_dir):
+    args = ("precompile", SCHOOLS, "--chains", "4", "--draws", "20", "--strategy", "sharded(5)", "--json")
+    keys = []
+    for devices in ("1", "2"):
+        code, out, err = run(capsys, *args, "--devices", devices)
+        assert code == 0, err
+        entry = json.loads(out)["entries"][0]
+        assert entry["strategy"] == "sharded(5)"
+        keys.append(entry["key"])
+    assert keys[0] != keys[1], "the key names the mesh"
+    code, _, err = run(capsys, "precompile", SCHOOLS, "--strategy", "vmap", "--devices", "2")
+    assert code == 1 and "devices=2 applies to the 'sharded' strategy" in err
+    code, _, err = run(capsys, "precompile", SCHOOLS, "--devices", "0")
+    assert code == 1 and "--devices" in err

@@ -16,7 +16,10 @@ from .options import memory_budget_option, model_argument, shape_options
 from .progress import progress_display
 from .state import CliState, pass_state
 
-STRATEGY_HELP = "auto, vmap, scan, scan_vmap, vmap_scan, nested_scan or batched."
+STRATEGY_HELP = (
+    "auto, vmap, scan, scan_vmap, vmap_scan, nested_scan, or batched/streamed/sharded with --batch-size"
+    " (or written name(B))."
+)
 
 
 @click.command()
@@ -24,7 +27,15 @@ STRATEGY_HELP = "auto, vmap, scan, scan_vmap, vmap_scan, nested_scan or batched.
 @shape_options
 @click.option("--strategy", default="auto", show_default=True, help=STRATEGY_HELP)
 @memory_budget_option
-@click.option("--batch-size", type=click.IntRange(min=1), default=None, help="Draws per batch for --strategy batched.")
+@click.option(
+    "--batch-size", type=click.IntRange(min=1), default=None, help="Draws per batch for batched/streamed/sharded."
+)
+@click.option(
+    "--devices",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Devices for --strategy sharded (default: one per physical core on a CPU, every accelerator otherwise).",
+)
 @click.option("--log-likelihood", is_flag=True, help="Also compile the pointwise log-likelihood transform.")
 @click.option(
     "--from",
