@@ -65,3 +65,24 @@ def show(results: Any, opts: Any, render: Any) -> None:
 def median(xs: list[float]) -> float:
     s = sorted(xs)
     return s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
+
+
+def host_inputs(signature: Any) -> list[Any]:
+    """Random draws on the host, one array per ``(name, shape, dtype)`` of ``signature``."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    return [rng.normal(scale=0.1, size=shape).astype(dtype) for _, shape, dtype in signature]
+
+
+def pymc_vmap_executable(model: Any, fresh: Any) -> Any:
+    """PyMC's own postprocessing (``vmap`` of its jaxified graph), compiled for ``fresh()``'s arrays,
+    donating them. ``fresh`` is called after ``pymc.sampling.jax`` is imported: that import turns
+    on ``jax_enable_x64`` from floatX, which the arrays' dtypes depend on."""
+    import jax
+    from pymc.sampling.jax import get_jaxified_graph
+    from pymc.util import get_default_varnames
+
+    outputs = list(get_default_varnames(model.unobserved_value_vars, include_transformed=False))
+    jax_fn = get_jaxified_graph(inputs=model.value_vars, outputs=outputs)
+    return jax.jit(lambda xs: jax.vmap(jax.vmap(jax_fn))(*xs), donate_argnums=0).lower(fresh()).compile()

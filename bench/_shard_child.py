@@ -27,6 +27,7 @@ import jax  # noqa: E402
 import memray  # noqa: E402
 import numpy as np  # noqa: E402
 
+from bench._common import host_inputs, pymc_vmap_executable  # noqa: E402
 from bench.models import MODELS  # noqa: E402
 from pymc_aot import aot  # noqa: E402
 from pymc_aot.aot.request import make_request, value_signature  # noqa: E402
@@ -35,8 +36,7 @@ from pymc_aot.runtime.engine import DEFAULT  # noqa: E402
 model = MODELS[model_name](float(scale))
 fp = aot.fingerprint_model(model)
 signature = value_signature(model, fp, int(chains), int(draws))
-rng = np.random.default_rng(0)
-host = [rng.normal(scale=0.1, size=shape).astype(dtype) for _, shape, dtype in signature]
+host = host_inputs(signature)
 devices = int(n_devices) if n_devices else None
 
 
@@ -46,12 +46,7 @@ def fresh() -> list:
 
 chosen = ""
 if owner == "pymc":
-    from pymc.sampling.jax import get_jaxified_graph
-    from pymc.util import get_default_varnames
-
-    outputs = list(get_default_varnames(model.unobserved_value_vars, include_transformed=False))
-    jax_fn = get_jaxified_graph(inputs=model.value_vars, outputs=outputs)
-    compiled = jax.jit(lambda xs: jax.vmap(jax.vmap(jax_fn))(*xs), donate_argnums=0).lower(fresh()).compile()
+    compiled = pymc_vmap_executable(model, fresh)
     predicted = compiled.memory_analysis()
     predicted_peak = predicted.argument_size_in_bytes + predicted.output_size_in_bytes + predicted.temp_size_in_bytes
     predicted_peak -= predicted.alias_size_in_bytes
