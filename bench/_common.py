@@ -86,3 +86,41 @@ def pymc_vmap_executable(model: Any, fresh: Any) -> Any:
     outputs = list(get_default_varnames(model.unobserved_value_vars, include_transformed=False))
     jax_fn = get_jaxified_graph(inputs=model.value_vars, outputs=outputs)
     return jax.jit(lambda xs: jax.vmap(jax.vmap(jax_fn))(*xs), donate_argnums=0).lower(fresh()).compile()
+
+
+def measure_calls(
+    call: Any, fresh: Any, track_file: str, repeats: int, before: Any = None
+) -> tuple[int, int, list[float]]:
+    """memray's peak of one ``call(fresh())``, its output bytes, and ``repeats`` timed calls
+    (each on new arguments; ``before()`` runs ahead of every call, e.g. to clear a store)."""
+    import math
+    import time
+
+    import memray
+    import numpy as np
+
+    def nbytes(result: Any) -> int:
+        arrays = result.values() if isinstance(result, dict) else result
+        return int(sum(np.dtype(a.dtype).itemsize * math.prod(a.shape) for a in arrays))
+
+    xs = fresh()
+    if before is not None:
+        before()
+    if os.path.exists(track_file):
+        os.remove(track_file)
+    with memray.Tracker(track_file):
+        result = call(xs)
+    peak = memray.FileReader(track_file).metadata.peak_memory
+    os.remove(track_file)
+    output_bytes = nbytes(result)
+    del result, xs
+    times = []
+    for _ in range(int(repeats)):
+        if before is not None:
+            before()
+        xs = fresh()
+        t0 = time.perf_counter()
+        call(xs)
+        times.append(time.perf_counter() - t0)
+        del xs
+    return int(peak), output_bytes, times

@@ -12,10 +12,7 @@ untracked, are timed (median).
 from __future__ import annotations
 
 import json
-import math
-import os
 import sys
-import time
 
 import pymc.sampling.jax  # noqa: F401 - PyMC's 100 host devices, as in a pm.sample process
 
@@ -24,10 +21,8 @@ owner, _, spec = method.partition(":")
 strategy, _, n_devices = spec.partition("@")
 
 import jax  # noqa: E402
-import memray  # noqa: E402
-import numpy as np  # noqa: E402
 
-from bench._common import host_inputs, pymc_vmap_executable  # noqa: E402
+from bench._common import host_inputs, measure_calls, pymc_vmap_executable  # noqa: E402
 from bench.models import MODELS  # noqa: E402
 from pymc_aot import aot  # noqa: E402
 from pymc_aot.aot.request import make_request, value_signature  # noqa: E402
@@ -65,27 +60,7 @@ else:
         return jax.block_until_ready(result)
 
 
-def nbytes(result) -> int:
-    arrays = result.values() if isinstance(result, dict) else result
-    return int(sum(np.dtype(a.dtype).itemsize * math.prod(a.shape) for a in arrays))
-
-
-xs = fresh()
-if os.path.exists(track_file):
-    os.remove(track_file)
-with memray.Tracker(track_file):
-    result = call(xs)
-peak = memray.FileReader(track_file).metadata.peak_memory
-os.remove(track_file)
-output_bytes = nbytes(result)
-del result, xs
-times = []
-for _ in range(int(repeats)):
-    xs = fresh()
-    t0 = time.perf_counter()
-    call(xs)
-    times.append(time.perf_counter() - t0)
-    del xs
+peak, output_bytes, times = measure_calls(call, fresh, track_file, int(repeats))
 print(
     json.dumps(
         {

@@ -12,11 +12,9 @@ and REPEATS more calls, untracked, are timed (median; for out:, each on a delete
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import sys
-import time
 from pathlib import Path
 
 method, rows, chains, draws, store, track_file, repeats = sys.argv[1:8]
@@ -24,10 +22,9 @@ c, d = int(chains), int(draws)
 owner, _, strategy = method.partition(":")
 
 import jax  # noqa: E402
-import memray  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bench._common import host_inputs, pymc_vmap_executable  # noqa: E402
+from bench._common import host_inputs, measure_calls, pymc_vmap_executable  # noqa: E402
 from pymc_aot import aot, examples  # noqa: E402
 from pymc_aot.aot.request import make_request, value_signature  # noqa: E402
 from pymc_aot.runtime.engine import DEFAULT  # noqa: E402
@@ -61,33 +58,12 @@ else:
         return jax.block_until_ready(result)
 
 
-def nbytes(result) -> int:
-    arrays = result.values() if isinstance(result, dict) else result
-    return int(sum(np.dtype(a.dtype).itemsize * math.prod(a.shape) for a in arrays))
-
-
 def clear_store() -> None:
     if out is not None and os.path.exists(out):
         shutil.rmtree(out)
 
 
-xs = fresh()
-clear_store()
-if os.path.exists(track_file):
-    os.remove(track_file)
-with memray.Tracker(track_file):
-    result = call(xs)
-peak = memray.FileReader(track_file).metadata.peak_memory
-os.remove(track_file)
-output_bytes = nbytes(result)
-del result, xs
-times = []
-for _ in range(int(repeats)):
-    clear_store()
-    xs = fresh()
-    t0 = time.perf_counter()
-    call(xs)
-    times.append(time.perf_counter() - t0)
+peak, output_bytes, times = measure_calls(call, fresh, track_file, int(repeats), before=clear_store)
 seconds = sorted(times)[len(times) // 2]
 on_disk = sum(f.stat().st_size for f in Path(out).rglob("*") if f.is_file()) if out else 0
 clear_store()
