@@ -29,6 +29,9 @@ AXIS = "shards"
 PYMC_HOST_DEVICES = 100
 """What ``import pymc.sampling.jax`` forces (``--xla_force_host_platform_device_count``)."""
 
+SHARD_ON_CPU = False
+"""Whether ``auto`` weighs ``sharded`` on the CPU backend (tests set it; see ``aot.shard_fit``)."""
+
 DeviceRequest = int | Sequence[Any] | None
 """``devices=``: a count, a list of jax devices, or None for the default (see below)."""
 
@@ -156,7 +159,3 @@ def auto_mesh(devices: DeviceRequest, device: Any, chains: int, draws: int) -> M
         return None
     plan = plan_mesh(devices, device.platform, chains, draws)
     return plan if plan.size > 1 else None
-
-
-SHARD_ON_CPU = False
-"""Whether ``auto`` weighs ``sharded`` on the CPU backend (tests set it; see ``aot.shard_fit``)."""

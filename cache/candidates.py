@@ -19,10 +19,7 @@ _BOOKKEEPING = ("digest", "format", "executable_size", "executable_sha256")
 
 def typed(record: EntryRecord) -> EntryMetadata | None:
     """The record's metadata as the schema reads it; None if it does not match the schema."""
-    try:
-        return EntryMetadata.from_json(record.metadata)
-    except ValueError:
-        return None
+    return record.schema
 
 
 def candidate_digests(records: Sequence[EntryRecord]) -> set[str]:

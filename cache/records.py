@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .entry import EntryMetadata
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,17 @@ class EntryRecord:
             hits=int(finite_number(usage.get("hits"))),
             last_used=finite_number(last_used) if isinstance(last_used, (int, float)) else None,
         )
+
+    @functools.cached_property
+    def schema(self) -> EntryMetadata | None:
+        """The metadata as the schema reads it (``cache/entry.py``), parsed once per record;
+        None if it does not read under this schema."""
+        from .entry import EntryMetadata  # not on the store's import path: only listings read it
+
+        try:
+            return EntryMetadata.from_json(self.metadata)
+        except ValueError:
+            return None
 
 
 def finite_number(value: Any, default: float = 0.0) -> float:

@@ -79,9 +79,6 @@ class TransformCache:
 
     def store(self, cache: CacheStore | str | None = None) -> CacheStore:
         """The store for ``cache``: an instance, a directory, or None for the default root."""
-        return self._store(cache)
-
-    def _store(self, cache: CacheStore | str | None) -> CacheStore:
         if isinstance(cache, CacheStore):
             return cache
         store = CacheStore(cache)
@@ -188,7 +185,7 @@ class TransformCache:
         phases = Phases()
         match_floatx()  # before samples are cast or put on the device
         target = check_target(out) if out is not None else None
-        store = self._store(cache) if use_cache else None
+        store = self.store(cache) if use_cache else None
         fp = fingerprint or fingerprint_model(model)
         phases.mark("fingerprint")
         static = [tuple(model.rvs_to_values[rv].type.shape) for rv in model.free_RVs]

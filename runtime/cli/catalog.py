@@ -17,8 +17,8 @@ from ...cache.entry import EntryMetadata
 
 def meta(record: EntryRecord) -> EntryMetadata:
     """The record's metadata as the schema reads it (``cache/entry.py``); for records from
-    :func:`readable`, which leaves out those that do not read."""
-    return EntryMetadata.from_json(record.metadata)
+    :func:`readable`, which leaves out those that do not read (others raise ValueError)."""
+    return record.schema or EntryMetadata.from_json(record.metadata)
 
 
 def readable(records: Sequence[EntryRecord]) -> list[EntryRecord]:
