@@ -158,14 +158,20 @@ def test_a_forked_child_reads_and_waits_without_the_parents_connection_or_thread
     assert record.hits == 1, "the parent's queued record ran once, in the parent"
 
 
-def test_a_write_never_follows_a_planted_symlinked_directory_outside(tmp_path, caplog):
+def test_a_write_never_follows_a_planted_symlinked_directory_outside(tmp_path, caplog, monkeypatch):
     root, outside = tmp_path / "cache", tmp_path / "outside"
     _stored(root)
     outside.mkdir()
+    planted = []
     for i in range(256):  # every free first-level name leads outside: any write would land there
         name = root / f"{i:02x}"
         if not name.exists():
             name.symlink_to(outside, target_is_directory=True)
+            planted.append(i)
+    # diskcache draws a value file's directories from os.urandom(16): without this, a draw that met
+    # one of the stored entry's own directories (a few in 256, 16 tries) wrote inside, and warned not
+    real_urandom = os.urandom
+    monkeypatch.setattr(os, "urandom", lambda n: bytes([planted[0]] * n) if n == 16 else real_urandom(n))
     store = CacheStore(root)
     with caplog.at_level(logging.WARNING, logger="pymc_aot.cache"):
         store.record_hit(DIGEST)  # writes a usage record; warns, and runs uncached, if it cannot
