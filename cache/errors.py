@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
+import sys
+
 
 class IntegrityError(Exception):
     """A stored entry failed verification (bad signature, digest, size, JSON or location)."""
@@ -15,3 +18,14 @@ class CachePermissionError(Exception):
 
 class CacheUnavailableError(OSError):
     """The cache cannot be opened at all (a file, a read-only file system); runs go uncached."""
+
+
+def store_errors() -> tuple[type[Exception], ...]:
+    """What a disk or database failure raises; diskcache's lock timeout once diskcache is loaded
+    (a hit through the read-only connection never loads it)."""
+    timeout = getattr(sys.modules.get("diskcache"), "Timeout", None)
+    return (OSError, sqlite3.Error) if timeout is None else (OSError, sqlite3.Error, timeout)
+
+
+BAD_VALUE = (ValueError, KeyError, TypeError, RecursionError, IntegrityError)
+"""What a garbled or refused stored value raises while it is read and checked."""

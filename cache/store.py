@@ -19,15 +19,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import sqlite3
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from .deferred import writes_for
-from .errors import CacheUnavailableError, IntegrityError
+from .errors import BAD_VALUE, CacheUnavailableError, IntegrityError, store_errors
 from .paths import DEFAULT_SIZE_LIMIT, ENV_READ_ONLY, ENV_SIZE_LIMIT, default_cache_dir, parse_size
 from .permissions import private_subdirectory
 from .readonly import OwnedReader
@@ -38,16 +36,6 @@ from .verify import FORMAT_VERSION, check_envelope, check_executable, seal, veri
 log = logging.getLogger("pymc_aot.cache")
 
 __all__ = ["FORMAT_VERSION", "CacheStore", "EntryRecord"]
-
-
-
-def _store_errors() -> tuple[type[Exception], ...]:
-    """What a disk or database failure raises; diskcache's lock timeout once diskcache is loaded
-    (a hit through the read-only connection never loads it)."""
-    timeout = getattr(sys.modules.get("diskcache"), "Timeout", None)
-    return (OSError, sqlite3.Error) if timeout is None else (OSError, sqlite3.Error, timeout)
-
-_BAD_VALUE = (ValueError, KeyError, TypeError, RecursionError, IntegrityError)
 
 
 class CacheStore:
@@ -89,7 +77,7 @@ class CacheStore:
         if self._db is None:
             try:
                 self._db = self._open()
-            except _store_errors() as exc:
+            except store_errors() as exc:
                 message = f"pymc-aot: the cache at {self.directory} cannot be used ({exc}); running uncached"
                 self._warn_once("open", message)
                 raise CacheUnavailableError(str(exc)) from exc
@@ -130,7 +118,7 @@ class CacheStore:
             yield
         except CacheUnavailableError:
             pass  # warned once when opening
-        except _store_errors() as exc:
+        except store_errors() as exc:
             what = "unreadable" if action == "read" else "not writable"
             self._warn_once(action, f"pymc-aot cache at {self.directory} {what} ({exc}); running uncached")
 
@@ -152,7 +140,7 @@ class CacheStore:
         try:
             raw = self.db.get(f"meta:{digest}")
             return None if raw is None else check_envelope(raw, digest, self._signer)
-        except _BAD_VALUE as exc:
+        except BAD_VALUE as exc:
             self._drop_broken(digest, f"metadata: {exc}")
             return None
 
@@ -191,7 +179,7 @@ class CacheStore:
                 return None
             try:
                 return check_executable(self.db.get(f"exe:{digest}"), meta), meta
-            except _BAD_VALUE as exc:
+            except BAD_VALUE as exc:
                 self._drop_broken(digest, f"executable: {exc}")
         return None
 

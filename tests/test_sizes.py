@@ -14,8 +14,9 @@ from test_layers import MODULES
 
 MAX_MODULE_LINES = 300
 MAX_FUNCTION_LINES = 60
-OVER_FOR_NOW = {"pymc_aot.cache.store"}
-"""Modules another branch owns this session (cache/store.py: the warm start's); split them there."""
+OVER_FOR_NOW: set[str] = set()
+"""Modules allowed over the limit for now, by name (none left); the test below fails once one is
+back under it, so the exception goes with it."""
 
 
 def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
