@@ -116,7 +116,8 @@ def ensure_host_devices(backend: str | None) -> None:
         os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={PYMC_HOST_DEVICES} {flags}".strip()
 
 
-def _requested(devices: DeviceRequest, platform: str) -> tuple[Any, ...]:
+def requested_devices(devices: DeviceRequest, platform: str) -> tuple[Any, ...]:
+    """The devices ``devices=`` names on ``platform``; a clear error where they are not there."""
     available = jax.devices(platform)
     if devices is None:
         devices = min(default_device_count(platform), len(available))
@@ -143,7 +144,7 @@ def _requested(devices: DeviceRequest, platform: str) -> tuple[Any, ...]:
 
 def plan_mesh(devices: DeviceRequest, platform: str, chains: int, draws: int) -> MeshPlan:
     """The mesh for ``chains`` x ``draws`` samples over the ``devices`` asked for."""
-    chosen = _requested(devices, platform)
+    chosen = requested_devices(devices, platform)
     for n in range(len(chosen), 0, -1):  # the largest count that splits chains, else draws
         if chains % n == 0:
             return MeshPlan(chosen[:n], 0)
