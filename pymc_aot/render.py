@@ -223,5 +223,5 @@ def entry_row(entry: EntryLike) -> tuple[str, ...]:
 def entry_table(entries: Iterable[EntryLike], caption: str = "") -> Table:
     entries = list(entries)
     if any("sharded(" in e.strategy for e in entries):  # XLA analyses a sharded executable per device
-        caption = "\n".join(filter(None, [caption, "sharded: input, output, temp and peak are per device"]))
+        caption = "; ".join(filter(None, [caption, "sharded: input, output, temp and peak are per device"]))
     return Table.of(ENTRY_HEADERS, (entry_row(e) for e in entries), caption)
