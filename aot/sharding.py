@@ -133,7 +133,10 @@ def requested_devices(devices: DeviceRequest, platform: str) -> tuple[Any, ...]:
             )
             raise DeviceCountError(f"devices={devices}: the {platform} backend has {len(available)} device(s){hint}")
         return tuple(available[:devices])
-    chosen = tuple(devices)  # a list of jax devices
+    try:
+        chosen = tuple(devices)  # a list of jax devices
+    except TypeError:
+        raise ValueError(f"devices: expected a device count or a list of devices, got {devices!r}") from None
     if not chosen or any(getattr(d, "platform", None) != platform for d in chosen):
         got = [getattr(d, "platform", type(d).__name__) for d in chosen]
         raise ValueError(f"devices: expected a non-empty list of {platform} devices, got {got}")

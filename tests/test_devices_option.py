@@ -122,4 +122,8 @@ def test_bad_devices_at_enable_are_refused_clearly(cache_dir):
         pymc_aot.enable(cache_dir=str(cache_dir), strategy="sharded(2)", devices=0)
     with pytest.raises(ValueError, match=r"devices: expected a non-empty list of cpu devices, got \['str'\]"):
         pymc_aot.enable(cache_dir=str(cache_dir), strategy="sharded(2)", devices=["cpu0"])
+    with pytest.raises(ValueError, match="devices: expected a device count or a list of devices, got True"):
+        pymc_aot.enable(cache_dir=str(cache_dir), strategy="sharded(2)", devices=True)
     assert not pymc_aot.is_enabled()  # nothing was patched
+    with pymc_aot.enabled(cache_dir=str(cache_dir), devices=2):  # auto may shard (on accelerators)
+        assert pymc_aot.runtime.pymc_hooks.STATE.options.devices == 2
