@@ -6,7 +6,8 @@ Runs bakeoff.py (and predict.py's table of its runs), warmstart.py, streaming.py
 sharded.py. About 12 minutes on 2 cores at full scale, plus streaming.py's (its big part
 holds a 4 GB posterior) and sharded.py's (8 methods x 2 models x 3 rounds of fresh
 processes, about 9 minutes); ``--quick`` runs everything at a tenth of the size, once,
-without the big streaming part (sharded.py then takes about 70 s).
+without the big streaming part (sharded.py then takes about 70 s; the whole ``--quick`` run
+took 9.5 minutes here on 2 shared cores).
 
 The sections written here are those whose headings ``SECTIONS`` names; the rest of the file
 (hand-written notes: first result, the wide model's load, the PyMC 6 comparison, the
