@@ -95,6 +95,12 @@ def _chains_draws(values: Signature) -> tuple[int, int]:
     return (int(values[0][1][0]), int(values[0][1][1])) if values else (1, 0)
 
 
+def check_devices_apply(strategy: Strategy | None, devices: DeviceRequest) -> None:
+    """Refuse ``devices=`` with a strategy that runs on one device (``auto`` is None: it may shard)."""
+    if strategy is not None and strategy.name != "sharded" and devices is not None:
+        raise ValueError(f"devices={devices!r} applies to the 'sharded' strategy (and auto), not {strategy.label!r}")
+
+
 def resolve_device(backend: str | None) -> Any:
     """The one device a transform runs on: the first of ``backend`` (default backend if None)."""
     try:
@@ -128,8 +134,7 @@ def make_request(
     )
     strategy, devices = opts.strategy, opts.devices
     chosen = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, opts.batch_size)
-    if chosen is not None and chosen.name != "sharded" and devices is not None:
-        raise ValueError(f"devices={devices!r} applies to the 'sharded' strategy (and auto), not {chosen.label!r}")
+    check_devices_apply(chosen, devices)
     if chosen is not None and chosen.name == "sharded":
         ensure_host_devices(opts.backend)  # before the backend starts (a hit has not started it)
     device = resolve_device(opts.backend)

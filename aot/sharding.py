@@ -116,7 +116,8 @@ def ensure_host_devices(backend: str | None) -> None:
         os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={PYMC_HOST_DEVICES} {flags}".strip()
 
 
-def _requested(devices: DeviceRequest, platform: str) -> tuple[Any, ...]:
+def requested_devices(devices: DeviceRequest, platform: str) -> tuple[Any, ...]:
+    """The devices ``devices=`` names on ``platform``; a clear error where they are not there."""
     available = jax.devices(platform)
     if devices is None:
         devices = min(default_device_count(platform), len(available))
@@ -132,7 +133,10 @@ def _requested(devices: DeviceRequest, platform: str) -> tuple[Any, ...]:
             )
             raise DeviceCountError(f"devices={devices}: the {platform} backend has {len(available)} device(s){hint}")
         return tuple(available[:devices])
-    chosen = tuple(devices)  # a list of jax devices
+    try:
+        chosen = tuple(devices)  # a list of jax devices
+    except TypeError:
+        raise ValueError(f"devices: expected a device count or a list of devices, got {devices!r}") from None
     if not chosen or any(getattr(d, "platform", None) != platform for d in chosen):
         got = [getattr(d, "platform", type(d).__name__) for d in chosen]
         raise ValueError(f"devices: expected a non-empty list of {platform} devices, got {got}")
@@ -143,7 +147,7 @@ def _requested(devices: DeviceRequest, platform: str) -> tuple[Any, ...]:
 
 def plan_mesh(devices: DeviceRequest, platform: str, chains: int, draws: int) -> MeshPlan:
     """The mesh for ``chains`` x ``draws`` samples over the ``devices`` asked for."""
-    chosen = _requested(devices, platform)
+    chosen = requested_devices(devices, platform)
     for n in range(len(chosen), 0, -1):  # the largest count that splits chains, else draws
         if chains % n == 0:
             return MeshPlan(chosen[:n], 0)

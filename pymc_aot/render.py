@@ -24,6 +24,9 @@ __all__ = [
     "entry_table",
     "flops",
     "human_bytes",
+    "memory_scope",
+    "memory_total",
+    "peak_cell",
     "seconds",
     "shape",
     "strategy_label",
@@ -144,6 +147,31 @@ class Table:
         return table
 
 
+def memory_scope(mesh_devices: Sequence[int] | None) -> str:
+    """How to read an entry's memory figures: "" on one device; "per device (N devices)" for a
+    sharded executable, whose XLA memory analysis is one device's share of the SPMD program."""
+    if not mesh_devices:
+        return ""
+    n = len(mesh_devices)
+    return f"per device ({n} device{'s' if n != 1 else ''})"
+
+
+def peak_cell(peak: int, mesh_devices: Sequence[int] | None) -> str:
+    """A peak as a table shows it: "9.0 KiB per device x2" for a sharded executable."""
+    if not mesh_devices:
+        return human_bytes(peak)
+    return f"{human_bytes(peak)} per device x{len(mesh_devices)}"
+
+
+def memory_total(peak: int, mesh_devices: Sequence[int] | None) -> str:
+    """The peak summed over a sharded executable's devices (every device runs the same program
+    on an even share, so N times one device's); "" on one device."""
+    if not mesh_devices:
+        return ""
+    n = len(mesh_devices)
+    return f"{human_bytes(n * peak)} over all {n} devices"
+
+
 class _Memory(Protocol):
     argument: int
     output: int
@@ -193,4 +221,7 @@ def entry_row(entry: EntryLike) -> tuple[str, ...]:
 
 
 def entry_table(entries: Iterable[EntryLike], caption: str = "") -> Table:
+    entries = list(entries)
+    if any("sharded(" in e.strategy for e in entries):  # XLA analyses a sharded executable per device
+        caption = "; ".join(filter(None, [caption, "sharded: input, output, temp and peak are per device"]))
     return Table.of(ENTRY_HEADERS, (entry_row(e) for e in entries), caption)

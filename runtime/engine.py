@@ -120,6 +120,7 @@ def from_posterior(
     backend: str | None = None,
     cache: CacheStore | str | None = None,
     memory_budget: int | float | str | None = None,
+    devices: int | Sequence[Any] | None = None,
 ) -> dict[str, Any]:
     """Deterministics (or, with ``log_likelihood=True``, the pointwise log-likelihood) of the
     constrained posterior, by a cached, ahead-of-time compiled executable.
@@ -128,6 +129,6 @@ def from_posterior(
     *shape)`` -- ``idata.posterior`` as a dict of numpy arrays; other entries are ignored.
     Returns what ``pm.compute_deterministics`` / ``pm.compute_log_likelihood`` compute, as
     arrays by name; ``var_names`` picks deterministics / observed variables. Options as
-    ``postprocess``.
+    ``postprocess`` (``devices`` with ``strategy="sharded(B)"`` splits the posterior over them).
     """
     return run_from_posterior(DEFAULT, model, posterior, RequestOptions.pick(locals()), cache=cache)

@@ -21,12 +21,14 @@ class Options:
     memory_budget: int | float | str | None = None
     jax_cache: bool = False
     out: str | None = None
+    devices: Any = None
+    """For ``sharded(B)`` (and ``auto``): a device count or a list (``aot.sharding.DeviceRequest``)."""
 
     def request_options(self, **changes: Any) -> RequestOptions:
-        """The request options these stand for (strategy, batch size, budget, ``out``), with ``changes``."""
+        """The request options these stand for (strategy, batch size, budget, devices, ``out``), with ``changes``."""
         from ..aot.options import RequestOptions
 
-        base = RequestOptions(self.strategy, self.batch_size, memory_budget=self.memory_budget)
+        base = RequestOptions(self.strategy, self.batch_size, memory_budget=self.memory_budget, devices=self.devices)
         return base.replace(to_disk=self.out is not None, **changes)
 
 

@@ -77,13 +77,11 @@ def _unsupported(name: str, arguments: dict[str, Any], signature: inspect.Signat
 
 
 def _run_options() -> dict[str, Any]:
+    """``from_posterior``'s keywords for ``enable``'s options (``Options.request_options``)."""
     options = _STATE.options
-    return {
-        "strategy": options.strategy,
-        "batch_size": options.batch_size,
-        "cache": options.cache_dir,
-        "memory_budget": options.memory_budget,
-    }
+    request = options.request_options()
+    picked = ("strategy", "batch_size", "memory_budget", "devices")
+    return {"cache": options.cache_dir, **{name: getattr(request, name) for name in picked}}
 
 
 def _names(var_names: Any, available: list[str]) -> list[str] | None:

@@ -12,11 +12,14 @@ import os
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import pymc_compute_hooks
 from .hook_state import STATE, Options
 from .pymc_jax_seams import REPLACEMENTS, SEAMS, seams_present
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..aot.sharding import DeviceRequest
 
 __all__ = ["Options", "disable", "enable", "enabled", "is_enabled"]
 
@@ -54,20 +57,26 @@ def _checked_options(
     memory_budget: int | float | str | None,
     jax_cache: bool,
     out: str | os.PathLike[str] | None,
+    devices: DeviceRequest = None,
 ) -> Options:
     """``enable``'s arguments, validated now rather than in the middle of sampling."""
     from ..aot.budget import resolve_budget
-    from ..aot.request import resolve_device
+    from ..aot.request import check_devices_apply, resolve_device
+    from ..aot.sharding import ensure_host_devices, requested_devices
     from ..aot.strategies import get_strategy
 
-    get_strategy(strategy, batch_size)
+    chosen = get_strategy(strategy, batch_size)
+    ensure_host_devices(None)  # the host devices PyMC's import asks for, if JAX has not started
+    if devices is not None:  # the checks postprocess makes, made before sampling
+        check_devices_apply(chosen, devices)
+        requested_devices(devices, resolve_device(None).platform)
     if memory_budget is not None:
         resolve_budget(memory_budget, resolve_device(None))
     if out is not None:
         from .zarr_store import check_target
 
         out = str(check_target(out))
-    return Options(cache_dir, strategy, batch_size, memory_budget, jax_cache, out)
+    return Options(cache_dir, strategy, batch_size, memory_budget, jax_cache, out, devices)
 
 
 def _patch_pymc() -> bool:
@@ -100,6 +109,7 @@ def enable(
     memory_budget: int | float | str | None = None,
     jax_cache: bool = False,
     out: str | os.PathLike[str] | None = None,
+    devices: DeviceRequest = None,
 ) -> bool:
     """Hook pymc-aot into PyMC's JAX samplers; returns False if PyMC's seams are missing.
 
@@ -111,12 +121,17 @@ def enable(
     ``jax_cache=True`` also points JAX's persistent compilation cache into the pymc-aot
     cache root, so the samplers' own compiles are reused across processes. ``out``: a Zarr
     store; the posterior (and log-likelihood) are streamed into it and the InferenceData's
-    groups read from it lazily (see ``runtime/sample_out.py``). Enabling twice only updates
-    the options.
+    groups read from it lazily (see ``runtime/sample_out.py``). ``devices``: with
+    ``strategy="sharded(B)"`` (or ``auto``, which may shard on accelerators), a device count or
+    a list of devices, checked here; it reaches ``pm.compute_log_likelihood`` /
+    ``compute_deterministics`` too. In ``pm.sample`` the devices the samples already live on
+    win: chains that ``chain_method="parallel"`` left one per device are split over those
+    devices, not moved to the ones asked for; ``devices`` applies when they live on one device.
+    Enabling twice only updates the options.
     """
     from ..cache import CacheStore
 
-    options = _checked_options(cache_dir, strategy, batch_size, memory_budget, jax_cache, out)
+    options = _checked_options(cache_dir, strategy, batch_size, memory_budget, jax_cache, out, devices)
     # checked like the cache root, before anything is patched; None in a read-only shared cache
     jax_dir = CacheStore(cache_dir).private_subdirectory("jax-compilation-cache") if jax_cache else None
     if not _patch_pymc():

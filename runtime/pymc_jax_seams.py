@@ -93,7 +93,7 @@ def _run_cached(
         log_likelihood=kind == "log_likelihood",
         backend=backend,
         memory_budget=budget if budget is not None else options.memory_budget,
-        devices=devices_for(strategy, samples),  # parallel chains stay on their devices
+        devices=devices_for(strategy, samples, options.devices),  # parallel chains stay on their devices
     )
     spec = OutputSpec(kind, names)
     result = run_transform(model, list(samples), request, cache=options.cache_dir, spec=spec, out=out)

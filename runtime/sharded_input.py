@@ -64,6 +64,10 @@ def chain_devices(samples: Sequence[Any]) -> tuple[Any, ...] | None:
     return order
 
 
-def devices_for(strategy: str, samples: Sequence[Any]) -> tuple[Any, ...] | None:
-    """For ``sharded``, the devices the samples already live on (None: the default mesh)."""
-    return chain_devices(list(samples)) if strategy.startswith("sharded") else None
+def devices_for(strategy: str, samples: Sequence[Any], asked: Any = None) -> Any:
+    """The ``devices=`` of a request for ``samples``: for ``sharded``, the devices the samples
+    already live on, else ``asked`` (``enable(devices=)``; None: the default mesh); ``asked``
+    for ``auto``; None for a one-device strategy (PyMC's own ``postprocessing_vectorize``)."""
+    if strategy.startswith("sharded"):
+        return chain_devices(list(samples)) or asked
+    return asked if strategy == "auto" else None

@@ -9,8 +9,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import bakeoff, predict, run_all, sample_repeat, warmstart
+from bench import bakeoff, md_sections, predict, run_all, sample_repeat, warmstart
 
+ROOT = Path(__file__).resolve().parents[1]
 TINY = ["--scale", "0.02", "--chains", "2", "--draws", "20"]
 METHODS = ["pymc:vmap", "pymc:scan", "aot:batched(10)", "aot:auto"]
 
@@ -44,20 +45,57 @@ def test_sample_repeat_tiny(capsys):
     assert "postprocess vs stock" in capsys.readouterr().out
 
 
-def test_run_all_writes_the_report(bake, tmp_path, monkeypatch):
-    """The measurements are the smoke runs above; this checks the report they make."""
+FAKE_WARM = {
+    k: 1.0
+    for k in ("cold", "cold_build", "cold_lower", "cold_compile", "key", "warm", "warm_load", "jax_pcc_warm",
+              "stock_cold", "warm_over_cold", "jax_pcc_over_warm", "cold_over_warm", "stock_over_warm")
+}
+SHARD_ROW = {"seconds": 1.0, "spread": (0.9, 1.1), "measured_peak": 2e6, "predicted_peak": 2e6, "output_bytes": 1e6}
+FAKE_SHARDS = {"pymc:vmap": {**SHARD_ROW, "chosen": None}, "aot:sharded(16)@2": {**SHARD_ROW, "chosen": "sharded(16)"}}
+
+
+@pytest.fixture
+def faked(bake, monkeypatch) -> dict[str, list]:
+    """run_all's measurements: the smoke bake-off above and stand-ins; records what was asked."""
+    asked: dict[str, list] = {"streaming": [], "sharded": []}
     monkeypatch.setattr(run_all, "MODELS", {"regression": None})
     monkeypatch.setattr(run_all.bakeoff, "measure", lambda *a, **k: bake)
-    fake_warm = {k: 1.0 for k in ("cold", "cold_build", "cold_lower", "cold_compile", "key", "warm", "warm_load",
-                                  "jax_pcc_warm", "stock_cold", "warm_over_cold", "jax_pcc_over_warm",
-                                  "cold_over_warm", "stock_over_warm")}
-    monkeypatch.setattr(run_all.warmstart, "measure", lambda *a, **k: fake_warm)
-    asked = []
-    monkeypatch.setattr(run_all.streaming, "report", lambda *a: asked.append(a) or ({}, "STREAMING TABLES"))
+    monkeypatch.setattr(run_all.warmstart, "measure", lambda *a, **k: FAKE_WARM)
+    monkeypatch.setattr(run_all.streaming, "report", lambda *a: asked["streaming"].append(a) or ({}, "STREAMING TABLES"))
+    shard = lambda model, opts: asked["sharded"].append((model, vars(opts))) or FAKE_SHARDS
+    monkeypatch.setattr(run_all.sharded, "measure", shard)
+    return asked
+
+
+def test_run_all_writes_the_report(faked, tmp_path):
+    """The measurements are the smoke runs above; this checks the report they make."""
     text = run_all.main([*TINY, "--repeats", "1", "--out", str(tmp_path / "B.md")])
     assert (tmp_path / "B.md").read_text() == text
-    assert "## Bake-off" in text and "| regression |" in text and "batched" in text
-    assert "## Streaming" in text and "STREAMING TABLES" in text
-    assert asked == [(int(125_000 * 0.02), 400, 2, 20, 1)]
+    assert [md_sections.heading(s) for s in md_sections.split(text)] == list(run_all.SECTIONS)
+    assert "| regression |" in text and "batched" in text
+    assert "STREAMING TABLES" in text and "| aot:sharded(16)@2 | sharded(16) |" in text
+    assert faked["streaming"] == [(int(125_000 * 0.02), 400, 2, 20, 1)]
+    assert [m for m, _ in faked["sharded"]] == ["regression", "wide_hierarchical"]
+    assert faked["sharded"][0][1]["rounds"] == 3
     run_all.main([*TINY, "--quick", "--out", str(tmp_path / "Q.md")])
-    assert asked[1][0] == 0, "--quick skips the big streaming part"
+    assert faked["streaming"][1][0] == 0, "--quick skips the big streaming part"
+
+
+def test_run_all_keeps_every_hand_written_section(faked, tmp_path):
+    """On a copy of BENCHMARKS.md with a hand-written section added in the middle, --quick
+    rewrites only the generated sections; every other keeps its text and its place."""
+    hand = "## A note written by hand\n\nMeasured by hand.\n\n```\n## not a heading: inside a fence\n```\n\n"
+    sections = md_sections.split((ROOT / "BENCHMARKS.md").read_text())
+    sections.insert(len(sections) // 2, hand)
+    copy = tmp_path / "BENCHMARKS.md"
+    copy.write_text("".join(sections))
+    kept = [s for s in sections if md_sections.heading(s) not in run_all.SECTIONS]
+    assert hand in kept and any(md_sections.heading(s).startswith("## First result") for s in kept)
+    for _ in range(2):  # and again on its own output
+        text = run_all.main(["--quick", "--chains", "2", "--draws", "20", "--out", str(copy)])
+        after = md_sections.split(text)
+        generated = [md_sections.heading(s) for s in after if md_sections.heading(s) in run_all.SECTIONS]
+        assert generated == list(run_all.SECTIONS)
+        still = [s for s in after if md_sections.heading(s) not in run_all.SECTIONS]
+        assert still[:-1] == kept[:-1] and still[-1].rstrip("\n") == kept[-1].rstrip("\n")
+    assert faked["sharded"][0][1]["rounds"] == 1 and faked["sharded"][0][1]["scale"] == 0.1

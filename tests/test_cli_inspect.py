@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pymc.sampling.jax  # noqa: F401 - PyMC's host CPU devices, before JAX starts (the sharded test)
 import pytest
 
 from pymc_aot.cache import CacheStore
 from pymc_aot.cache.entry import EntryMetadata
+from pymc_aot.render import human_bytes
 from pymc_aot.runtime.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -165,3 +167,22 @@ def test_metadata_this_schema_cannot_read_is_stale_not_listed(capsys, tmp_path):
     assert code == 0 and json.loads(out)["entries"] == []
     code, out, _ = run(capsys, "clear", "--stale", "--yes", "--cache-dir", str(root))
     assert code == 0 and "removed 1 entry" in out and CacheStore(root).entries() == []
+
+
+def test_inspect_labels_a_sharded_entrys_memory_per_device(capsys, tmp_path):
+    """XLA's memory analysis of a sharded executable is one device's: inspect says so, and sums."""
+    root = str(tmp_path / "cache")
+    args = ("precompile", SCHOOLS, "--chains", "4", "--draws", "20", "--strategy", "sharded(5)", "--devices", "2")
+    code, out, _ = run(capsys, *args, "--cache-dir", root)
+    assert code == 0 and "sharded: input, output, temp and peak are per device" in out, out
+    (record,) = CacheStore(root).entries()
+    peak = EntryMetadata.from_json(record.metadata).peak
+    code, out, _ = run(capsys, "inspect", record.digest[:12], "--cache-dir", root)
+    (memory,) = [line for line in out.splitlines() if line.startswith("memory")]
+    assert code == 0 and "per device (2 devices): input" in memory, memory
+    assert memory.endswith("over all 2 devices") and human_bytes(2 * peak) in memory, memory
+    code, out, _ = run(capsys, "inspect", "--cache-dir", root)
+    assert code == 0 and f"{human_bytes(peak)} per device x2" in out, out
+    code, out, _ = run(capsys, "inspect", "--json", "--cache-dir", root)
+    (entry,) = json.loads(out)["entries"]
+    assert entry["mesh"] == {"devices": 2, "device_ids": [0, 1], "memory": "per device", "total_peak": 2 * peak}

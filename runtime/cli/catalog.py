@@ -88,6 +88,10 @@ def entry_json(m: EntryMetadata, record: EntryRecord | None = None, **extra: Any
         "executable_bytes": m.executable_size,
         "created": m.created,
     }
+    if m.mesh_devices is not None:  # XLA's memory analysis of a sharded executable is per device
+        n = len(m.mesh_devices)
+        out["mesh"] = {"devices": n, "device_ids": list(m.mesh_devices), "memory": "per device"}
+        out["mesh"]["total_peak"] = n * m.memory.peak
     if record is not None:
         out["hits"] = record.hits
         out["last_used"] = record.last_used

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ...cache import CacheStore, EntryRecord
-from ...render import Table, human_bytes, shape, when
+from ...render import Table, peak_cell, shape, when
 from .catalog import Listed, candidate_digests, fold, listed_json, match, meta, read_records, role
 from .entry_view import show_entry
 from .errors import UserError
@@ -78,7 +78,7 @@ def _row(item: Listed, listed: set[str], everything: bool) -> tuple[str | int, .
         chains_draws,
         m.label,
         folded,
-        human_bytes(m.peak),
+        peak_cell(m.peak, m.mesh_devices),
         when(r.last_used),
         r.hits,
     )

@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 from ...cache import CacheStore, EntryRecord
-from ...render import Table, flops, human_bytes, when
+from ...cache.entry import EntryMetadata
+from ...render import Table, flops, human_bytes, memory_scope, memory_total, when
 from .catalog import candidate_digests, entry_json, fold, listed_json, meta, role
 from .output import Output
 
@@ -46,7 +47,9 @@ def show_entry(
             )
             for c in item.candidates
         ]
-        output.table(Table.of(CANDIDATE_HEADERS, rows, "* chosen"), indent="  ")
+        sharded = any(c.summary.strategy.startswith("sharded") for c in item.candidates)
+        caption = "* chosen" + ("; sharded candidates' peak and temp are per device" if sharded else "")
+        output.table(Table.of(CANDIDATE_HEADERS, rows, caption), indent="  ")
     output.echo("key parts")
     for k, v in meta(record).key.items():
         output.echo(f"  {k:12s} {json.dumps(v)}")
@@ -56,9 +59,20 @@ def _candidate_doc(record: EntryRecord, listed: set[str]) -> dict[str, Any]:
     return entry_json(meta(record), record, role=role(record, listed))
 
 
+def _memory_line(e: EntryMetadata) -> str:
+    """XLA's memory figures; for a sharded entry, labelled per device, with the total."""
+    m, scope, total = e.memory, memory_scope(e.mesh_devices), memory_total(e.memory.peak, e.mesh_devices)
+    figures = (
+        f"input {human_bytes(m.argument)}, output {human_bytes(m.output)}, "
+        f"temp {human_bytes(m.temp)}, aliased {human_bytes(m.alias)}, "
+        f"code {human_bytes(m.generated_code)}  ->  peak {human_bytes(m.peak)}"
+    )
+    return f"{scope}: {figures}; {total}" if scope else figures
+
+
 def _facts(record: EntryRecord, kind_of_entry: str) -> list[tuple[str, str]]:
     e = meta(record)
-    m, cost = e.memory, e.cost
+    cost = e.cost
     return [
         ("key", record.digest),
         (
@@ -66,12 +80,7 @@ def _facts(record: EntryRecord, kind_of_entry: str) -> list[tuple[str, str]]:
             f"{e.model_name or '-'}   {e.kind}   {e.chains} chains x {e.draws} draws   {e.label}   ({kind_of_entry})",
         ),
         ("outputs", ", ".join(e.output_names)),
-        (
-            "memory",
-            f"input {human_bytes(m.argument)}, output {human_bytes(m.output)}, "
-            f"temp {human_bytes(m.temp)}, aliased {human_bytes(m.alias)}, "
-            f"code {human_bytes(m.generated_code)}  ->  peak {human_bytes(m.peak)}",
-        ),
+        ("memory", _memory_line(e)),
         ("cost", f"{flops(cost.flops)} flops, {human_bytes(cost.bytes_accessed)} accessed"),
         ("compile", ", ".join(f"{k} {v:.3f} s" for k, v in e.timings.as_dict().items())),
         (
