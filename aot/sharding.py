@@ -60,6 +60,11 @@ class MeshPlan:
         """How each sample array and each output is split."""
         return PartitionSpec(*([None] * self.split_axis), AXIS)
 
+    @property
+    def row_spec(self) -> PartitionSpec:
+        """How a streamed batch's outputs ``(B, *shape)`` are split: B/D rows per device."""
+        return PartitionSpec(AXIS)
+
     def sharding(self, split: bool) -> NamedSharding:
         return NamedSharding(self.mesh, self.spec if split else PartitionSpec())
 

@@ -4,13 +4,16 @@ Each strategy turns ``f(*values, *data) -> tuple`` into ``g(*values, *data) -> t
 whole sample arrays; data arguments are broadcast, never mapped. ``streamed(B)`` is the
 exception: ``g(start, *values, *data)`` computes the one batch of B flattened draws that
 begins at ``start``, and the runtime (``runtime/streaming.py``) calls it once per batch.
+Over a mesh (``devices=``), each device computes B/D of the batch from its own block of
+the samples (see :func:`_streamed_sharded`).
 """
 
 from __future__ import annotations
 
 import math
+from numbers import Integral
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import jax
@@ -41,7 +44,8 @@ class Strategy:
     donate: bool
     batch_size: int | None = None
     mesh: MeshPlan | None = None
-    """``sharded`` only: the devices and the split axis, bound by ``make_request``."""
+    """``sharded``, and ``streamed`` given several ``devices=``: the devices and the split
+    axis, bound by ``make_request`` (see :meth:`on_mesh`)."""
 
     @property
     def label(self) -> str:
@@ -57,12 +61,31 @@ class Strategy:
         """Arguments before the samples: a streamed batch's first flattened draw."""
         return (("start", (), "int32"),) if self.streams else ()
 
+    def spans(self, devices: Any) -> bool:
+        """Whether ``devices=`` puts this strategy on a mesh: ``sharded`` always (None is its
+        default mesh), ``streamed`` when asked for more than one device (None or 1: one device)."""
+        if self.name == "streamed":
+            return devices is not None and not (isinstance(devices, Integral) and devices == 1)
+        return self.name == "sharded"
+
+    def on_mesh(self, mesh: MeshPlan) -> Strategy:
+        """This strategy bound to ``mesh``. A streamed batch is split over the devices, so B must
+        be a multiple of their count: refused otherwise (not padded: the key names B as asked)."""
+        if self.streams and self.batch_size is not None and self.batch_size % mesh.size:
+            raise ValueError(
+                f"streamed({self.batch_size}) over {mesh.size} devices: each batch is split evenly over the "
+                f"devices, so batch_size must be a multiple of {mesh.size}, got {self.batch_size} "
+                f"(devices={mesh.size} is the largest count asked for that splits the chains or the draws)"
+            )
+        return replace(self, mesh=mesh)
+
     def steps(self, chains: int, draws: int) -> int:
         """Sequential steps over ``chains`` x ``draws`` draws (1 for vmap)."""
-        if self.name == "sharded":
+        if self.mesh is not None:  # sharded, or streamed over devices: B per device, or B/D each
             assert self.batch_size is not None
-            per_device = -(-chains * draws // (self.mesh.size if self.mesh else 1))
-            return -(-per_device // self.batch_size)
+            per_device = -(-chains * draws // self.mesh.size)
+            per_call = self.batch_size // self.mesh.size if self.streams else self.batch_size
+            return -(-per_device // per_call)
         if self.name in SIZED_STRATEGIES:
             assert self.batch_size is not None
             return -(-chains * draws // self.batch_size)
@@ -75,6 +98,8 @@ class Strategy:
             if self.mesh is None:
                 raise ValueError("a sharded strategy is bound to its devices before compiling (make_request)")
             return _sharded(f, n_values, self.batch_size, self.mesh)
+        if self.streams and self.mesh is not None:
+            return _streamed_sharded(f, n_values, self.batch_size, self.mesh)
         return _BUILDERS[self.name](f, n_values, self.batch_size)
 
 
@@ -207,6 +232,27 @@ def _sharded(f: PerDraw, n_values: int, batch_size: int | None, mesh: MeshPlan) 
         specs = (mesh.spec,) * n_values + (PartitionSpec(),) * (len(args) - n_values)
         # check_vma off: the loop's output buffers start replicated and are filled per device
         return jax.shard_map(local, mesh=mesh.mesh, in_specs=specs, out_specs=mesh.spec, check_vma=False)(*args)
+
+    return run
+
+
+def _streamed_sharded(f: PerDraw, n_values: int, batch_size: int | None, mesh: MeshPlan) -> Batched:
+    """``streamed(B)`` over ``mesh``: each device computes B/D draws from its own block of the
+    samples (split as ``sharded`` splits them), starting at ``start`` *within that block*.
+
+    The D pieces come back as one ``(B, ...)`` batch split along its rows (``mesh.row_spec``):
+    rows ``d*B/D ..`` are device d's; ``runtime/streaming.py`` writes each where it belongs.
+    """
+    from jax.sharding import PartitionSpec
+
+    assert batch_size is not None and batch_size % mesh.size == 0
+    local = _streamed(f, n_values, batch_size // mesh.size)
+
+    def run(start: Any, *args: Any) -> tuple[Any, ...]:
+        specs = (PartitionSpec(),) + (mesh.spec,) * n_values + (PartitionSpec(),) * (len(args) - n_values)
+        return jax.shard_map(local, mesh=mesh.mesh, in_specs=specs, out_specs=mesh.row_spec, check_vma=False)(
+            start, *args
+        )
 
     return run
 

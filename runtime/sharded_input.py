@@ -25,6 +25,7 @@ def place_arguments(
         placed, placed_data = jax.device_put((list(arrays), list(data)), device)  # one transfer
         return placed, placed_data
     shardings = list(executable.input_shardings[0])
+    shardings = shardings[len(shardings) - len(arrays) - len(data) :]  # after a streamed batch's start
     n = len(arrays)
     value_shardings, data_shardings = shardings[:n], shardings[n : n + len(data)]
     placed = [_placed(a, s) for a, s in zip(arrays, value_shardings, strict=True)]
