@@ -77,6 +77,11 @@ class MeshPlan:
         return f"{d0.platform} {'/'.join(kinds)} axis={AXIS} shape=({self.size},) split={split} ids={ids}"
 
 
+def split_axis_named(key_mesh: str) -> int:
+    """The sample axis a key's mesh part (:meth:`MeshPlan.key_part`) says is split: 0 or 1."""
+    return 1 if " split=draws " in f"{key_mesh} " else 0
+
+
 def physical_cores() -> int:
     """Physical cores this process may run on (``sched_getaffinity``; hyperthreads count once)."""
     allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))

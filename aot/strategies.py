@@ -11,9 +11,9 @@ the samples (see :func:`_streamed_sharded`).
 from __future__ import annotations
 
 import math
-from numbers import Integral
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import jax

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..aot.sharding import split_axis_named
 from ..cache.entry import EntryMetadata
 
 
@@ -84,19 +85,20 @@ class Block:
 
 @dataclass(frozen=True)
 class MeshLayout:
-    """Where each device's block lies in samples of ``draws`` draws per chain."""
+    """Where each device's block lies (by device id) in samples of ``draws`` draws per chain."""
 
     draws: int
-    blocks: Mapping[Any, Block]
+    blocks: Mapping[int, Block]
 
 
-def mesh_layout(sample: Any, draws: int) -> MeshLayout:
-    """The layout of ``sample`` (a sample array placed on its mesh), by device."""
-    blocks = {}
-    for device, index in sample.sharding.devices_indices_map(sample.shape).items():
-        chain0 = index[0].indices(sample.shape[0])[0]
-        draw0, stop, _ = index[1].indices(draws)
-        blocks[device] = Block(chain0, draw0, stop - draw0)
+def mesh_layout(device_ids: Sequence[int], split_axis: int, chains: int, draws: int) -> MeshLayout:
+    """The blocks of ``chains`` x ``draws`` samples split evenly along ``split_axis`` (0 chains,
+    1 draws) over the devices ``device_ids``, in mesh order (``aot.sharding.MeshPlan``)."""
+    d = len(device_ids)
+    if split_axis == 0:
+        blocks = {i: Block(p * chains // d, 0, draws) for p, i in enumerate(device_ids)}
+    else:
+        blocks = {i: Block(0, p * draws // d, draws // d) for p, i in enumerate(device_ids)}
     return MeshLayout(draws, blocks)
 
 
@@ -129,9 +131,9 @@ def _drain(sink: BatchSink, layout: MeshLayout | None, start: int, first_new: in
     if layout is None:
         sink.write(first_new, [np.asarray(out)[skip:] for out in outs])
         return
-    pieces = [{shard.device: shard.data for shard in out.addressable_shards} for out in outs]
-    for device, block in layout.blocks.items():
-        rows = [np.asarray(piece[device])[skip:] for piece in pieces]
+    pieces = [{shard.device.id: shard.data for shard in out.addressable_shards} for out in outs]
+    for device_id, block in layout.blocks.items():
+        rows = [np.asarray(piece[device_id])[skip:] for piece in pieces]
         count = len(rows[0]) if rows else 0
         for flat, offset, size in block.runs(first_new, count, layout.draws):
             sink.write(flat, [r[offset : offset + size] for r in rows])
@@ -159,6 +161,7 @@ def run_loaded(
     if metadata.mesh_devices is None:
         stream(executable, n, batch, arguments, sink)
     else:  # each device streams its own block: n/D draws, B/D per call
-        d = len(metadata.mesh_devices)
-        stream(executable, n // d, batch // d, arguments, sink, mesh_layout(arguments[0], metadata.draws))
+        ids, d = metadata.mesh_devices, len(metadata.mesh_devices)
+        layout = mesh_layout(ids, split_axis_named(metadata.key.get("mesh", "")), metadata.chains, metadata.draws)
+        stream(executable, n // d, batch // d, arguments, sink, layout)
     return sink.finish()
