@@ -73,9 +73,8 @@ class Strategy:
         be a multiple of their count: refused otherwise (not padded: the key names B as asked)."""
         if self.streams and self.batch_size is not None and self.batch_size % mesh.size:
             raise ValueError(
-                f"streamed({self.batch_size}) over {mesh.size} devices: each batch is split evenly over the "
-                f"devices, so batch_size must be a multiple of {mesh.size}, got {self.batch_size} "
-                f"(devices={mesh.size} is the largest count asked for that splits the chains or the draws)"
+                f"streamed({self.batch_size}) over {mesh.size} devices (the most of those asked for that split "
+                f"the chains or the draws evenly): batch_size must be a multiple of {mesh.size}, got {self.batch_size}"
             )
         return replace(self, mesh=mesh)
 
@@ -220,41 +219,16 @@ def _streamed(f: PerDraw, n_values: int, batch_size: int | None) -> Batched:
 
 
 def _sharded(f: PerDraw, n_values: int, batch_size: int | None, mesh: MeshPlan) -> Batched:
-    """``batched(B)`` on each device's block of the samples (split along ``mesh.split_axis``).
-
-    Data are replicated; every output comes back split like the samples, nothing is gathered.
-    """
-    from jax.sharding import PartitionSpec
-
-    local = _batched(f, n_values, batch_size)
-
-    def run(*args: Any) -> tuple[Any, ...]:
-        specs = (mesh.spec,) * n_values + (PartitionSpec(),) * (len(args) - n_values)
-        # check_vma off: the loop's output buffers start replicated and are filled per device
-        return jax.shard_map(local, mesh=mesh.mesh, in_specs=specs, out_specs=mesh.spec, check_vma=False)(*args)
-
-    return run
+    """``batched(B)`` on each device's block; every output comes back split like the samples."""
+    return mesh.on_blocks(_batched(f, n_values, batch_size), 0, n_values, mesh.spec)
 
 
 def _streamed_sharded(f: PerDraw, n_values: int, batch_size: int | None, mesh: MeshPlan) -> Batched:
-    """``streamed(B)`` over ``mesh``: each device computes B/D draws from its own block of the
-    samples (split as ``sharded`` splits them), starting at ``start`` *within that block*.
-
-    The D pieces come back as one ``(B, ...)`` batch split along its rows (``mesh.row_spec``):
-    rows ``d*B/D ..`` are device d's; ``runtime/streaming.py`` writes each where it belongs.
-    """
-    from jax.sharding import PartitionSpec
-
+    """``streamed(B)`` over ``mesh``: each device computes B/D draws of its own block, from
+    ``start`` *within that block*; the ``(B, ...)`` batch comes back split along its rows
+    (rows ``d*B/D ..`` are device d's; ``runtime/streaming.py`` puts each where it belongs)."""
     assert batch_size is not None and batch_size % mesh.size == 0
-    local = _streamed(f, n_values, batch_size // mesh.size)
-
-    def run(start: Any, *args: Any) -> tuple[Any, ...]:
-        specs = (PartitionSpec(),) + (mesh.spec,) * n_values + (PartitionSpec(),) * (len(args) - n_values)
-        return jax.shard_map(local, mesh=mesh.mesh, in_specs=specs, out_specs=mesh.row_spec, check_vma=False)(
-            start, *args
-        )
-
-    return run
+    return mesh.on_blocks(_streamed(f, n_values, batch_size // mesh.size), 1, n_values, mesh.row_spec)
 
 
 _BUILDERS: dict[str, Callable[[PerDraw, int, int | None], Batched]] = {

@@ -107,10 +107,10 @@ def test_key_names_the_mesh(zoo_models):
 def test_a_batch_the_devices_do_not_divide_is_refused(zoo_models, tmp_path):
     model = zoo_models["scalars"]
     samples = draws_for(model, chains=4, draws=6)
-    with pytest.raises(ValueError, match=r"streamed\(6\) over 4 devices: .*batch_size must be a multiple of 4, got 6"):
+    with pytest.raises(ValueError, match=r"streamed\(6\) over 4 devices .*: batch_size must be a multiple of 4, got 6"):
         runtime.postprocess(model, samples, strategy="streamed(6)", devices=4, cache=tmp_path)
     # 3 chains x 9 draws split evenly over 3 of the 4 devices asked for: B is checked against 3
-    with pytest.raises(ValueError, match=r"over 3 devices: .*multiple of 3, got 4"):
+    with pytest.raises(ValueError, match=r"over 3 devices .*multiple of 3, got 4"):
         runtime.postprocess(model, draws_for(model, chains=3, draws=9), strategy="streamed(4)", devices=4, cache=tmp_path)
     with pytest.raises(ValueError, match=r"devices=2 applies to .*not 'batched\(2\)'; 'streamed\(B\)' takes it too"):
         runtime.postprocess(model, samples, strategy="batched(2)", devices=2, cache=tmp_path)
