@@ -3,9 +3,8 @@
 Each strategy turns ``f(*values, *data) -> tuple`` into ``g(*values, *data) -> tuple`` over
 whole sample arrays; data arguments are broadcast, never mapped. ``streamed(B)`` is the
 exception: ``g(start, *values, *data)`` computes the one batch of B flattened draws that
-begins at ``start``, and the runtime (``runtime/streaming.py``) calls it once per batch.
-Over a mesh (``devices=``), each device computes B/D of the batch from its own block of
-the samples (see :func:`_streamed_sharded`).
+begins at ``start``, and the runtime (``runtime/streaming.py``) calls it once per batch;
+over D devices (``devices=``) each computes B/D of it from its own block of the samples.
 """
 
 from __future__ import annotations
@@ -44,12 +43,13 @@ class Strategy:
     donate: bool
     batch_size: int | None = None
     mesh: MeshPlan | None = None
-    """``sharded``, and ``streamed`` given several ``devices=``: the devices and the split
-    axis, bound by ``make_request`` (see :meth:`on_mesh`)."""
+    """``sharded``, and ``streamed`` given ``devices=``: its devices and split axis (:meth:`on_mesh`)."""
 
     @property
     def label(self) -> str:
-        return strategy_label(self.name, self.batch_size)
+        """``streamed(B) over D devices`` names the mesh: ``auto`` weighs it beside ``streamed(B)``."""
+        label = strategy_label(self.name, self.batch_size)
+        return f"{label} over {self.mesh.size} devices" if self.streams and self.mesh is not None else label
 
     @property
     def streams(self) -> bool:
@@ -62,8 +62,8 @@ class Strategy:
         return (("start", (), "int32"),) if self.streams else ()
 
     def spans(self, devices: Any) -> bool:
-        """Whether ``devices=`` puts this strategy on a mesh: ``sharded`` always (None is its
-        default mesh), ``streamed`` when asked for more than one device (None or 1: one device)."""
+        """Whether ``devices=`` puts this strategy on a mesh: ``sharded`` always (None: its
+        default), ``streamed`` unless it is None or 1 (then it runs on one device, as without)."""
         if self.name == "streamed":
             return devices is not None and not (isinstance(devices, Integral) and devices == 1)
         return self.name == "sharded"

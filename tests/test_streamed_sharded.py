@@ -15,13 +15,16 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pymc as pm
 import pytest
 from reference import assert_same, pymc_log_likelihood, pymc_posterior
 from zoo import draws_for
 
 from pymc_aot import runtime
+from pymc_aot.aot import sharding
 from pymc_aot.aot.fingerprint import fingerprint_model
 from pymc_aot.aot.request import make_request, value_signature
+from pymc_aot.aot.shard_fit import SHARD_STREAM_RULE
 from pymc_aot.cache import CacheStore
 from pymc_aot.runtime import streaming
 from pymc_aot.runtime.zarr_store import open_store
@@ -125,6 +128,28 @@ def test_auto_never_streams_over_devices_on_the_cpu(zoo_models, tmp_path):
     chosen = [r.metadata for r in records if r.metadata.get("auto")]
     assert chosen and chosen[0]["auto"]["chosen"].startswith("streamed(")
     assert _mesh_devices(tmp_path / "c") == [None] * len(records), "no candidate was put on a mesh"
+
+
+def test_auto_streams_over_devices_when_the_inputs_fit_no_device(tmp_path, monkeypatch, layouts):
+    """The accelerator rule, on host devices: with ``out=`` and a budget below the samples
+    themselves, one device cannot hold the inputs; over 4 each holds a quarter, and auto
+    streams there. The choice, its rule and its evidence are stored under the auto key."""
+    with pm.Model() as model:
+        x = pm.Normal("x", shape=300)
+        pm.Deterministic("y", pm.math.exp(x))
+    samples = draws_for(model, chains=4, draws=8)
+    monkeypatch.setattr(sharding, "SHARD_ON_CPU", True)
+    budget = sum(s.nbytes for s in samples) - 1
+    store = tmp_path / "auto.zarr"
+    got = runtime.postprocess(model, samples, memory_budget=budget, devices=4, out=store, cache=tmp_path / "c")
+    assert_same({k: np.asarray(v) for k, v in open_store(store).items()}, pymc_posterior(model, samples))
+    assert_same({k: np.asarray(v) for k, v in got.items()}, pymc_posterior(model, samples))
+    assert layouts == [4]
+    (auto,) = [r.metadata["auto"] for r in CacheStore(tmp_path / "c").entries() if r.metadata.get("auto")]
+    assert auto["rule"] == SHARD_STREAM_RULE and auto["chosen"].endswith(" over 4 devices")
+    chosen = [c for c in auto["candidates"] if c["strategy"] == auto["chosen"]]
+    assert chosen[0]["fits"] and chosen[0]["peak"] <= budget
+    assert not any(c["fits"] for c in auto["candidates"] if c["strategy"] != auto["chosen"])
 
 
 def _child(tmp: Path, out: str, *extra: str) -> dict:
