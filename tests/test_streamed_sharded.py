@@ -95,6 +95,23 @@ def test_out_zarr_equals_pymc(zoo_models, name, tmp_path, layouts):
     assert layouts == [2, 4, 4]
 
 
+@pytest.mark.parametrize("split_axis, chains, draws, devices", [(0, 4, 5, 2), (1, 3, 8, 4), (1, 2, 6, 3)])
+def test_every_device_row_lands_once(split_axis, chains, draws, devices):
+    """Each device's block, streamed B/D rows a call (the last clamped), covers its own rows
+    of the whole samples; together the blocks cover every row exactly once."""
+    layout = streaming.mesh_layout(list(range(devices)), split_axis, chains, draws)
+    per_device = chains * draws // devices
+    written = np.zeros((chains, draws), int)
+    for device, block in layout.blocks.items():
+        for start, first_new in streaming.batch_starts(per_device, 2):
+            for flat, offset, size in block.runs(first_new, start + 2 - first_new, draws):
+                assert offset >= 0 and size > 0
+                written.reshape(-1)[flat : flat + size] += 1
+        rows = slice(block.chain0, block.chain0 + per_device // block.width)
+        assert (written[rows, block.draw0 : block.draw0 + block.width] >= 1).all(), device
+    assert (written == 1).all()
+
+
 def test_key_names_the_mesh(zoo_models):
     model = zoo_models["scalars"]
     values = value_signature(model, fingerprint_model(model), 4, 10)
