@@ -112,6 +112,30 @@ def test_every_device_row_lands_once(split_axis, chains, draws, devices):
     assert (written == 1).all()
 
 
+def _small(shift: float) -> pm.Model:
+    with pm.Model() as model:
+        d = pm.Data("d", np.arange(6.0))
+        x = pm.HalfNormal("x", shape=3)
+        pm.Deterministic("y", x.sum() * d + shift)
+    return model
+
+
+def test_a_changed_model_or_new_data_on_the_first_cache(tmp_path):
+    """The second run, on the first one's cache: a changed model compiles anew, new data
+    reuse the entry; both equal PyMC (a stale entry would return the first numbers)."""
+    samples = draws_for(_small(0.0), chains=3, draws=8)
+    run = lambda m: runtime.postprocess(m, samples, strategy="streamed(4)", devices=2, cache=tmp_path)
+    compiles = runtime.COUNTERS.compiles
+    assert_same(run(_small(0.0)), pymc_posterior(_small(0.0), samples))
+    changed = _small(1.0)
+    assert_same(run(changed), pymc_posterior(changed, samples))
+    assert runtime.COUNTERS.compiles == compiles + 2
+    with changed:
+        pm.set_data({"d": np.arange(6.0) ** 2})
+    assert_same(run(changed), pymc_posterior(changed, samples))
+    assert runtime.COUNTERS.compiles == compiles + 2
+
+
 def test_key_names_the_mesh(zoo_models):
     model = zoo_models["scalars"]
     values = value_signature(model, fingerprint_model(model), 4, 10)
