@@ -33,7 +33,8 @@ assembled off the device: in host memory, or with ``out=`` in a Zarr store on di
    whole result fits 80% of the host's free memory. On the CPU the device *is* host
    memory: streaming into NumPy needs the whole output in the same RAM plus batches in
    flight, never less than ``batched``, so it is not a candidate there; only ``out=``
-   (disk) helps.
+   (disk) helps. Last, where even one device cannot hold the inputs: ``streamed(B)`` over
+   several accelerators (never on the CPU; see :mod:`.shard_fit`).
 7. The batch: the largest B whose device peak fits the budget and whose outputs stay
    under ``STREAM_BATCH_BYTES`` (host buffers and Zarr chunks), rounded to divide the
    draws (or a whole number of chains) so batches line up with Zarr chunks. If the
@@ -56,7 +57,7 @@ from ..cache.paths import human_bytes
 from .budget import MemoryBudgetError, exact_size
 from .entries import TransformEntry, compile_and_store, read_entry, read_metadata
 from .request import Progress, TransformRequest
-from .shard_fit import SHARD_RULE, sharded_candidates
+from .shard_fit import SHARD_RULE, SHARD_STREAM_RULE, sharded_candidates, streamed_sharded_candidates
 from .strategies import Strategy, get_strategy
 from .stream_fit import (
     acceptable,
@@ -224,7 +225,7 @@ def _streamed_candidates(search: _Search, probe: EntryMetadata) -> list[Candidat
         if tried.metadata.device_peak <= search.budget or b == 1:
             break
         b = max(1, b // 2)
-    return [c for c in search.weighed() if is_streamed(c.strategy)]
+    return [c for c in search.weighed() if is_streamed(c.strategy) and not c.strategy.endswith(" devices")]
 
 
 def _pick(search: _Search, probe: EntryMetadata) -> tuple[Candidate, str]:
@@ -245,6 +246,9 @@ def _pick(search: _Search, probe: EntryMetadata) -> tuple[Candidate, str]:
         fitting = [c for c in _streamed_candidates(search, probe) if c.fits]
         if fitting:
             return min(fitting, key=lambda c: (c.steps, c.peak)), STREAM_RULE
+        fitting = [c for c in streamed_sharded_candidates(search, probe) if c.fits]  # several accelerators
+        if fitting:
+            return min(fitting, key=lambda c: (c.steps, c.peak)), SHARD_STREAM_RULE
     raise MemoryBudgetError(preflight_message(request, search.weighed(), probe.output_sizes))
 
 

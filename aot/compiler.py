@@ -129,18 +129,22 @@ def compile_transform(
 def argument_shardings(strategy: Any, device: Any, n_lead: int, n_values: int, n_data: int) -> tuple[list[Any], Any]:
     """Where each argument lives, and the outputs' sharding (None: JAX's default).
 
-    One device for every strategy but ``sharded``, whose samples and outputs are split over
-    its mesh and whose data are replicated on each of its devices."""
+    One device for every strategy without a mesh. Over a mesh (``sharded``, ``streamed`` with
+    ``devices=``) the samples are split, the data (and a streamed batch's start) replicated on
+    each device; outputs are split like the samples, a streamed batch's along its rows."""
     mesh = strategy.mesh
     if mesh is None:
         return [jax.sharding.SingleDeviceSharding(device)] * (n_lead + n_values + n_data), None
     split, whole = mesh.sharding(True), mesh.sharding(False)
-    return [whole] * n_lead + [split] * n_values + [whole] * n_data, split
+    out = jax.sharding.NamedSharding(mesh.mesh, mesh.row_spec) if strategy.streams else split
+    return [whole] * n_lead + [split] * n_values + [whole] * n_data, out
 
 
 def _draws_per_call(strategy: Any, key: Any) -> int | None:
-    """A streamed executable's batch (B, or every draw when there are fewer); else None."""
+    """A streamed executable's batch (B, or every draw when there are fewer); else None.
+    Over D devices each computes ``min(B/D, its draws)``: the batch is D times that."""
     if not strategy.streams:
         return None
     chains, draws = key.chains_draws
-    return min(strategy.batch_size, chains * draws)
+    d = strategy.mesh.size if strategy.mesh is not None else 1
+    return min(strategy.batch_size // d, chains * draws // d) * d

@@ -71,7 +71,8 @@ class TransformRequest:
 
     def with_strategy(self, strategy: Strategy) -> TransformRequest:
         """The same request with a concrete ``strategy`` (and the key that goes with it)."""
-        strategy = _for_outputs(bind_mesh(strategy, self.devices, self.device, self.key.values), self.spec)
+        devices = self.devices if strategy.name == "sharded" else None  # auto streams on one device
+        strategy = _for_outputs(bind_mesh(strategy, devices, self.device, self.key.values), self.spec)
         key = make_key(self.fingerprint, self.spec, strategy, self.key.values, self.device)
         return dataclasses.replace(self, strategy=strategy, key=key, budget=None)
 
@@ -85,10 +86,11 @@ def _for_outputs(strategy: Strategy, spec: OutputSpec) -> Strategy:
 
 
 def bind_mesh(strategy: Strategy, devices: DeviceRequest, device: Any, values: Signature) -> Strategy:
-    """``sharded`` gets its mesh for these samples; other strategies are returned as they are."""
-    if strategy.name != "sharded" or strategy.mesh is not None:
+    """``sharded`` gets its mesh for these samples, ``streamed`` too given several ``devices``
+    (see ``Strategy.spans``); other strategies are returned as they are."""
+    if strategy.mesh is not None or not strategy.spans(devices):
         return strategy
-    return dataclasses.replace(strategy, mesh=plan_mesh(devices, device.platform, *_chains_draws(values)))
+    return strategy.on_mesh(plan_mesh(devices, device.platform, *_chains_draws(values)))
 
 
 def _chains_draws(values: Signature) -> tuple[int, int]:
@@ -97,8 +99,11 @@ def _chains_draws(values: Signature) -> tuple[int, int]:
 
 def check_devices_apply(strategy: Strategy | None, devices: DeviceRequest) -> None:
     """Refuse ``devices=`` with a strategy that runs on one device (``auto`` is None: it may shard)."""
-    if strategy is not None and strategy.name != "sharded" and devices is not None:
-        raise ValueError(f"devices={devices!r} applies to the 'sharded' strategy (and auto), not {strategy.label!r}")
+    if strategy is not None and strategy.name not in ("sharded", "streamed") and devices is not None:
+        raise ValueError(
+            f"devices={devices!r} applies to the 'sharded' strategy (and auto), not {strategy.label!r}; "
+            "'streamed(B)' takes it too"
+        )
 
 
 def resolve_device(backend: str | None) -> Any:
@@ -124,7 +129,8 @@ def make_request(
     see :class:`~pymc_aot.aot.options.RequestOptions`. ``memory_budget`` is resolved here, once,
     and only for ``strategy="auto"``: bytes, a size ("12GiB"), a fraction of the device's free
     memory, or None for 80% of it. ``spec`` overrides the outputs the options name.
-    ``devices``: for ``sharded(B)``, a device count or a list of devices (see ``aot.sharding``).
+    ``devices``: for ``sharded(B)`` (and ``streamed(B)``), a device count or a list of devices
+    (see ``aot.sharding``).
     """
     match_floatx()
     opts = (options or RequestOptions()).replace(**changes)
@@ -135,7 +141,7 @@ def make_request(
     strategy, devices = opts.strategy, opts.devices
     chosen = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, opts.batch_size)
     check_devices_apply(chosen, devices)
-    if chosen is not None and chosen.name == "sharded":
+    if chosen is not None and chosen.spans(devices):
         ensure_host_devices(opts.backend)  # before the backend starts (a hit has not started it)
     device = resolve_device(opts.backend)
     budget = resolve_budget(opts.memory_budget, device) if chosen is None else None

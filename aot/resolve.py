@@ -67,7 +67,7 @@ def precompile(
     ``var_names`` then picks deterministics (observed variables) and ``keep_untransformed``
     does not apply.
 
-    ``devices``: for ``strategy="sharded(B)"``, a device count or list (``aot.sharding``).
+    ``devices``: for ``strategy="sharded(B)"`` (or ``"streamed(B)"``), a device count or list (``aot.sharding``).
     """
     return precompile_with(
         model, RequestOptions.pick(locals()), chains=chains, draws=draws, cache=cache, progress=progress, inputs=inputs

@@ -18,23 +18,36 @@ The rule (evidence: ``bench/sharded.py``, BENCHMARKS.md "Sharded"):
   temporaries) fits, a divisor of the draws per device; halved (twice at most) if the
   compiled executable does not fit after all.
 
+``streamed(B)`` over D devices (each call's batch split over the mesh, B/D draws per device
+from its block of the inputs, every piece copied off the device) follows the same rule:
+
+- CPU: never a candidate, for the reasons above (and in memory, streaming on the CPU gains
+  nothing; see ``aot.auto``). ``strategy="streamed(B)", devices=N`` is there to be asked for.
+- Several accelerators: the last fallback, weighed only where ``streamed(B)`` on one device
+  does not fit either (its inputs are what does not fit: over D devices each holds 1/D of
+  the samples, the data whole, and two batches of B/D draws). Not chosen for speed.
+- The batch: B/D the largest divisor of the draws per device whose per-device peak fits
+  and whose whole batch stays under ``STREAM_BATCH_BYTES``; halved as above.
+
 The auto key names the mesh it may shard over (``TransformKey.mesh``), so a process with
 other devices chooses again instead of loading an executable for devices it lacks.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..cache.entry import Candidate, EntryMetadata
-from .sharding import auto_mesh
+from .sharding import MeshPlan, auto_mesh
 from .strategies import Strategy, get_strategy
-from .stream_fit import largest_divisor
+from .stream_fit import STREAM_BATCH_BYTES, is_streamed, largest_divisor
 
 if TYPE_CHECKING:
     from .auto import _Search
 
 SHARD_RULE = "sharded: nothing fits one device; largest batch whose per-device peak fits (several accelerators)"
+SHARD_STREAM_RULE = "streamed over devices: not even streamed fits one device; largest batch that fits each device"
 
 
 def is_sharded(label: str) -> bool:
@@ -50,20 +63,62 @@ def shard_batch(per_device_draws: int, devices: int, probe: EntryMetadata, budge
     return largest_divisor(per_device_draws, limit) if limit >= 1 else 1
 
 
+def stream_shard_batch(per_device_draws: int, devices: int, probe: EntryMetadata, budget: int) -> int:
+    """B/D: the draws each device streams per call, so that its block of the inputs, two such
+    batches and their temporaries fit ``budget`` (the probe, ``batched(1)``, is one device's)."""
+    per_output = sum(probe.output_bytes) // max(per_device_draws * devices, 1)
+    per_draw = 2 * per_output + probe.memory.temp
+    room = budget - -(-probe.memory.argument // devices)
+    by_bytes = STREAM_BATCH_BYTES // (per_output * devices) if per_output else per_device_draws
+    limit = min(per_device_draws, room // per_draw if per_draw else per_device_draws, by_bytes)
+    return largest_divisor(per_device_draws, limit) if limit >= 1 else 1
+
+
+def _fit_by_halving(search: _Search, per_device: int, b: int, strategy_for: Callable[[int], Strategy]) -> None:
+    """Compile ``strategy_for(b)``; halve b (twice at most) while its device peak does not fit."""
+    for _ in range(3):
+        tried = search.attempt(strategy_for(b))
+        if tried.metadata.device_peak <= search.budget or b == 1:
+            return
+        b = largest_divisor(per_device, max(1, b // 2))
+
+
+def _auto_mesh(search: _Search) -> MeshPlan | None:
+    request = search.request
+    return auto_mesh(request.devices, request.device, *request.key.chains_draws)
+
+
+def _sized(name: str, b: int) -> Strategy:
+    strategy = get_strategy(name, b)
+    assert isinstance(strategy, Strategy)
+    return strategy
+
+
 def sharded_candidates(search: _Search, probe: EntryMetadata) -> list[Candidate]:
     """Compile ``sharded(B)`` over ``auto``'s mesh; none where ``auto`` does not shard."""
-    request = search.request
-    chains, draws = request.key.chains_draws
-    plan = auto_mesh(request.devices, request.device, chains, draws)
+    plan = _auto_mesh(search)
     if plan is None:
         return []
+    chains, draws = search.request.key.chains_draws
     per_device = chains * draws // plan.size
-    b = shard_batch(per_device, plan.size, probe, search.budget)
-    for _ in range(3):
-        strategy = get_strategy("sharded", b)
-        assert isinstance(strategy, Strategy)
-        tried = search.attempt(strategy)
-        if tried.metadata.device_peak <= search.budget or b == 1:
-            break
-        b = largest_divisor(per_device, max(1, b // 2))
+    _fit_by_halving(
+        search, per_device, shard_batch(per_device, plan.size, probe, search.budget), lambda b: _sized("sharded", b)
+    )
     return [c for c in search.weighed() if is_sharded(c.strategy)]
+
+
+def streamed_sharded_candidates(search: _Search, probe: EntryMetadata) -> list[Candidate]:
+    """Compile ``streamed(B)`` over ``auto``'s mesh (B/D draws per device a call); none where
+    ``auto`` does not shard."""
+    plan = _auto_mesh(search)
+    if plan is None:
+        return []
+    chains, draws = search.request.key.chains_draws
+    per_device = chains * draws // plan.size
+    _fit_by_halving(
+        search,
+        per_device,
+        stream_shard_batch(per_device, plan.size, probe, search.budget),
+        lambda b: _sized("streamed", b * plan.size).on_mesh(plan),
+    )
+    return [c for c in search.weighed() if is_streamed(c.strategy) and c.strategy.endswith(" devices")]

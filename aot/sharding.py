@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,8 +60,25 @@ class MeshPlan:
         """How each sample array and each output is split."""
         return PartitionSpec(*([None] * self.split_axis), AXIS)
 
+    @property
+    def row_spec(self) -> PartitionSpec:
+        """How a streamed batch's outputs ``(B, *shape)`` are split: B/D rows per device."""
+        return PartitionSpec(AXIS)
+
     def sharding(self, split: bool) -> NamedSharding:
         return NamedSharding(self.mesh, self.spec if split else PartitionSpec())
+
+    def on_blocks(self, local: Callable[..., Any], n_lead: int, n_values: int, out_spec: PartitionSpec) -> Any:
+        """``local`` run on each device's block of the samples (the ``n_values`` arguments after
+        ``n_lead`` leading ones); the other arguments replicated, the outputs split by ``out_spec``."""
+
+        def run(*args: Any) -> Any:
+            rest = len(args) - n_lead - n_values
+            specs = (PartitionSpec(),) * n_lead + (self.spec,) * n_values + (PartitionSpec(),) * rest
+            # check_vma off: a loop's output buffers start replicated and are filled per device
+            return jax.shard_map(local, mesh=self.mesh, in_specs=specs, out_specs=out_spec, check_vma=False)(*args)
+
+        return run
 
     def key_part(self) -> str:
         """The mesh as the key names it: platform, kinds, axis, shape, split axis, device ids."""
@@ -70,6 +87,11 @@ class MeshPlan:
         ids = ",".join(str(d.id) for d in self.devices)
         split = ("chains", "draws")[self.split_axis]
         return f"{d0.platform} {'/'.join(kinds)} axis={AXIS} shape=({self.size},) split={split} ids={ids}"
+
+
+def split_axis_named(key_mesh: str) -> int:
+    """The sample axis a key's mesh part (:meth:`MeshPlan.key_part`) says is split: 0 or 1."""
+    return 1 if " split=draws " in f"{key_mesh} " else 0
 
 
 def physical_cores() -> int:

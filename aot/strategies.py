@@ -3,14 +3,16 @@
 Each strategy turns ``f(*values, *data) -> tuple`` into ``g(*values, *data) -> tuple`` over
 whole sample arrays; data arguments are broadcast, never mapped. ``streamed(B)`` is the
 exception: ``g(start, *values, *data)`` computes the one batch of B flattened draws that
-begins at ``start``, and the runtime (``runtime/streaming.py``) calls it once per batch.
+begins at ``start``, and the runtime (``runtime/streaming.py``) calls it once per batch;
+over D devices (``devices=``) each computes B/D of it from its own block of the samples.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import jax
@@ -41,11 +43,13 @@ class Strategy:
     donate: bool
     batch_size: int | None = None
     mesh: MeshPlan | None = None
-    """``sharded`` only: the devices and the split axis, bound by ``make_request``."""
+    """``sharded``, and ``streamed`` given ``devices=``: its devices and split axis (:meth:`on_mesh`)."""
 
     @property
     def label(self) -> str:
-        return strategy_label(self.name, self.batch_size)
+        """``streamed(B) over D devices`` names the mesh: ``auto`` weighs it beside ``streamed(B)``."""
+        label = strategy_label(self.name, self.batch_size)
+        return f"{label} over {self.mesh.size} devices" if self.streams and self.mesh is not None else label
 
     @property
     def streams(self) -> bool:
@@ -57,12 +61,30 @@ class Strategy:
         """Arguments before the samples: a streamed batch's first flattened draw."""
         return (("start", (), "int32"),) if self.streams else ()
 
+    def spans(self, devices: Any) -> bool:
+        """Whether ``devices=`` puts this strategy on a mesh: ``sharded`` always (None: its
+        default), ``streamed`` unless it is None or 1 (then it runs on one device, as without)."""
+        if self.name == "streamed":
+            return devices is not None and not (isinstance(devices, Integral) and devices == 1)
+        return self.name == "sharded"
+
+    def on_mesh(self, mesh: MeshPlan) -> Strategy:
+        """This strategy bound to ``mesh``. A streamed batch is split over the devices, so B must
+        be a multiple of their count: refused otherwise (not padded: the key names B as asked)."""
+        if self.streams and self.batch_size is not None and self.batch_size % mesh.size:
+            raise ValueError(
+                f"streamed({self.batch_size}) over {mesh.size} devices (the most of those asked for that split "
+                f"the chains or the draws evenly): batch_size must be a multiple of {mesh.size}, got {self.batch_size}"
+            )
+        return replace(self, mesh=mesh)
+
     def steps(self, chains: int, draws: int) -> int:
         """Sequential steps over ``chains`` x ``draws`` draws (1 for vmap)."""
-        if self.name == "sharded":
+        if self.mesh is not None:  # sharded, or streamed over devices: B per device, or B/D each
             assert self.batch_size is not None
-            per_device = -(-chains * draws // (self.mesh.size if self.mesh else 1))
-            return -(-per_device // self.batch_size)
+            per_device = -(-chains * draws // self.mesh.size)
+            per_call = self.batch_size // self.mesh.size if self.streams else self.batch_size
+            return -(-per_device // per_call)
         if self.name in SIZED_STRATEGIES:
             assert self.batch_size is not None
             return -(-chains * draws // self.batch_size)
@@ -75,6 +97,8 @@ class Strategy:
             if self.mesh is None:
                 raise ValueError("a sharded strategy is bound to its devices before compiling (make_request)")
             return _sharded(f, n_values, self.batch_size, self.mesh)
+        if self.streams and self.mesh is not None:
+            return _streamed_sharded(f, n_values, self.batch_size, self.mesh)
         return _BUILDERS[self.name](f, n_values, self.batch_size)
 
 
@@ -195,20 +219,16 @@ def _streamed(f: PerDraw, n_values: int, batch_size: int | None) -> Batched:
 
 
 def _sharded(f: PerDraw, n_values: int, batch_size: int | None, mesh: MeshPlan) -> Batched:
-    """``batched(B)`` on each device's block of the samples (split along ``mesh.split_axis``).
+    """``batched(B)`` on each device's block; every output comes back split like the samples."""
+    return mesh.on_blocks(_batched(f, n_values, batch_size), 0, n_values, mesh.spec)
 
-    Data are replicated; every output comes back split like the samples, nothing is gathered.
-    """
-    from jax.sharding import PartitionSpec
 
-    local = _batched(f, n_values, batch_size)
-
-    def run(*args: Any) -> tuple[Any, ...]:
-        specs = (mesh.spec,) * n_values + (PartitionSpec(),) * (len(args) - n_values)
-        # check_vma off: the loop's output buffers start replicated and are filled per device
-        return jax.shard_map(local, mesh=mesh.mesh, in_specs=specs, out_specs=mesh.spec, check_vma=False)(*args)
-
-    return run
+def _streamed_sharded(f: PerDraw, n_values: int, batch_size: int | None, mesh: MeshPlan) -> Batched:
+    """``streamed(B)`` over ``mesh``: each device computes B/D draws of its own block, from
+    ``start`` *within that block*; the ``(B, ...)`` batch comes back split along its rows
+    (rows ``d*B/D ..`` are device d's; ``runtime/streaming.py`` puts each where it belongs)."""
+    assert batch_size is not None and batch_size % mesh.size == 0
+    return mesh.on_blocks(_streamed(f, n_values, batch_size // mesh.size), 1, n_values, mesh.row_spec)
 
 
 _BUILDERS: dict[str, Callable[[PerDraw, int, int | None], Batched]] = {

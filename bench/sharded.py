@@ -2,7 +2,8 @@
 and PyMC's vmap, in the same run.
 
     python bench/sharded.py [--model regression --model wide_hierarchical] [--batch 16,50]
-                            [--devices 1,2,4] [--repeats 5] [--rounds 3] [--chains 4] [--draws 1000]
+                            [--streamed 200] [--devices 1,2,4] [--repeats 5] [--rounds 3]
+                            [--chains 4] [--draws 1000]
 
 Each measurement is a fresh process (``_shard_child.py``): samples on the default device and
 the executable compiled first; peak = what one call allocates (memray; every host device's
@@ -11,6 +12,10 @@ including moving the samples to the mesh. The methods run in turn, ``--rounds`` 
 busy shared machine drifts); a row's time is the median over rounds, its spread the
 lowest and highest round. ``predicted`` is XLA's memory analysis, per
 device times the devices for ``sharded``. Ratios are against PyMC's vmap of the same run.
+``streamed(B)@N`` (``--streamed``, B a multiple of every N; empty for none) splits each
+batch of B draws over N devices and copies every piece into host NumPy arrays (``@1`` is
+plain ``streamed(B)``); its predicted peak is the devices' (inputs and two batches), not the
+host arrays it fills.
 """
 
 from __future__ import annotations
@@ -28,13 +33,18 @@ from bench._common import machine, median, run_child
 DEFAULT_MODELS = ("regression", "wide_hierarchical")
 
 
-def methods(batches: list[int], devices: list[int]) -> list[str]:
-    return ["pymc:vmap", "aot:auto", *(f"aot:sharded({b})@{n}" for b in batches for n in devices)]
+def methods(batches: list[int], devices: list[int], streamed: list[int] = ()) -> list[str]:
+    sharded = [f"aot:sharded({b})@{n}" for b in batches for n in devices]
+    return ["pymc:vmap", "aot:auto", *sharded, *(f"aot:streamed({b})@{n}" for b in streamed for n in devices)]
+
+
+def _ints(text: str) -> list[int]:
+    return [int(x) for x in text.split(",") if x.strip()]
 
 
 def measure(model: str, opts: argparse.Namespace) -> dict[str, dict[str, Any]]:
     rounds: dict[str, list[dict[str, Any]]] = {}
-    todo = methods([int(b) for b in opts.batch.split(",")], [int(n) for n in opts.devices.split(",")])
+    todo = methods(_ints(opts.batch), _ints(opts.devices), _ints(opts.streamed))
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         for _ in range(opts.rounds):
             for method in todo:
@@ -76,6 +86,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, dict[str, Any]]]:
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--batch", default="16,50", help="sharded batch sizes, comma separated")
+    parser.add_argument("--streamed", default="200", help="streamed batch sizes over the devices (empty: none)")
     parser.add_argument("--devices", default="1,2,4")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)

@@ -99,7 +99,8 @@ def postprocess(
     reading (``runtime.zarr_store.open_store`` / ``open_dataset``).
 
     ``devices``: for ``strategy="sharded(B)"``, how many devices (or which) to split the
-    draws over; default one per physical core on a CPU, every accelerator otherwise.
+    draws over; default one per physical core on a CPU, every accelerator otherwise. With
+    ``"streamed(B)"`` each batch is split over them (default: one device).
     """
     return run_transform(model, samples, RequestOptions.pick(locals()), cache=cache, out=out)
 

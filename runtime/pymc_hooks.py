@@ -122,11 +122,12 @@ def enable(
     cache root, so the samplers' own compiles are reused across processes. ``out``: a Zarr
     store; the posterior (and log-likelihood) are streamed into it and the InferenceData's
     groups read from it lazily (see ``runtime/sample_out.py``). ``devices``: with
-    ``strategy="sharded(B)"`` (or ``auto``, which may shard on accelerators), a device count or
+    ``strategy="sharded(B)"`` or ``"streamed(B)"`` (or ``auto``, which may shard on accelerators), a device count or
     a list of devices, checked here; it reaches ``pm.compute_log_likelihood`` /
     ``compute_deterministics`` too. In ``pm.sample`` the devices the samples already live on
     win: chains that ``chain_method="parallel"`` left one per device are split over those
-    devices, not moved to the ones asked for; ``devices`` applies when they live on one device.
+    devices, not moved to the ones asked for; ``devices`` applies when they live on one device
+    (a streamed batch is always split over the devices asked for).
     Enabling twice only updates the options.
     """
     from ..cache import CacheStore

@@ -25,6 +25,7 @@ def place_arguments(
         placed, placed_data = jax.device_put((list(arrays), list(data)), device)  # one transfer
         return placed, placed_data
     shardings = list(executable.input_shardings[0])
+    shardings = shardings[len(shardings) - len(arrays) - len(data) :]  # after a streamed batch's start
     n = len(arrays)
     value_shardings, data_shardings = shardings[:n], shardings[n : n + len(data)]
     placed = [_placed(a, s) for a, s in zip(arrays, value_shardings, strict=True)]
@@ -67,7 +68,8 @@ def chain_devices(samples: Sequence[Any]) -> tuple[Any, ...] | None:
 def devices_for(strategy: str, samples: Sequence[Any], asked: Any = None) -> Any:
     """The ``devices=`` of a request for ``samples``: for ``sharded``, the devices the samples
     already live on, else ``asked`` (``enable(devices=)``; None: the default mesh); ``asked``
-    for ``auto``; None for a one-device strategy (PyMC's own ``postprocessing_vectorize``)."""
+    for ``streamed`` and ``auto``; None for a one-device strategy (PyMC's own
+    ``postprocessing_vectorize``)."""
     if strategy.startswith("sharded"):
         return chain_devices(list(samples)) or asked
-    return asked if strategy == "auto" else None
+    return asked if strategy.startswith("streamed") or strategy == "auto" else None

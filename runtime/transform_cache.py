@@ -224,7 +224,7 @@ class TransformCache:
 
 def _zarr_sink(target: Path, meta: EntryMetadata) -> ZarrWriter:
     info = {"outputs": list(meta.output_names), "strategy": meta.label, "digest": meta.digest}
-    batch = meta.stream_batch or meta.draws
+    batch = meta.stream_batch // len(meta.mesh_devices or (0,)) if meta.stream_batch else meta.draws  # per device
     return ZarrWriter(target, meta.kind, meta.output_names, meta.result_shapes, batch, info)
 
 

@@ -71,6 +71,22 @@ def test_compute_log_likelihood_takes_enables_devices_and_the_key_names_them(cac
     assert "shape=(1,)" in meshes[0] and "shape=(2,)" in meshes[1], meshes
 
 
+def test_compute_log_likelihood_streamed_over_enables_devices(cache_dir):
+    model = two_observed()
+    posterior = constrained_posterior(model, cache_dir, chains=2, draws=6)
+    expected = group(pm.compute_log_likelihood(make_idata(model, posterior), model=model, progressbar=False), "log_likelihood")
+    idata = make_idata(model, posterior)
+    with warnings.catch_warnings(record=True) as caught, pymc_aot.enabled(
+        cache_dir=str(cache_dir), strategy="streamed(2)", devices=2
+    ):
+        warnings.simplefilter("always")
+        pm.compute_log_likelihood(idata, model=model)
+    assert not [str(w.message) for w in caught if "pymc-aot" in str(w.message)]
+    assert_same_dataset(group(idata, "log_likelihood"), expected)
+    meshes = list(_meshes(cache_dir).values())
+    assert len(meshes) == 1 and "shape=(2,)" in meshes[0], meshes  # streamed over the two devices asked for
+
+
 def test_pm_sample_under_enable_devices_equals_stock(cache_dir):
     """Chains vectorized on one device: ``enable``'s ``devices`` is the mesh (2, or 4 where the
     default mesh is 2 devices, so that the default cannot pass for it)."""
@@ -109,6 +125,7 @@ def test_samples_living_on_their_devices_win_over_enables_devices():
     assert sharded_input.devices_for("sharded(2)", parallel, 2) == tuple(jax.devices("cpu")[:4])
     assert sharded_input.devices_for("sharded(2)", host, 2) == 2
     assert sharded_input.devices_for("auto", host, 2) == 2  # auto may shard on accelerators
+    assert sharded_input.devices_for("streamed(4)", parallel, 2) == 2  # a streamed batch is split anew
     assert sharded_input.devices_for("vmap", parallel, 2) is None  # the user's postprocessing_vectorize
 
 

@@ -240,9 +240,10 @@ def test_sharded_bench_runs_tiny(monkeypatch, capsys):
     sys.path.insert(0, str(HERE.parent))
     from bench import sharded as bench
 
-    monkeypatch.setattr(bench, "methods", lambda batches, devices: ["pymc:vmap", "aot:sharded(4)@2"])
+    monkeypatch.setattr(bench, "methods", lambda *_: ["pymc:vmap", "aot:sharded(4)@2", "aot:streamed(4)@2"])
     args = ["--model", "regression", "--scale", "0.02", "--draws", "20", "--repeats", "1", "--rounds", "1"]
     rows = bench.main(args)["regression"]
     assert rows["aot:sharded(4)@2"]["chosen"] == "sharded(4)"
     assert all(r["measured_peak"] > 0 and r["predicted_peak"] > 0 and r["seconds"] > 0 for r in rows.values())
-    assert "| aot:sharded(4)@2 | sharded(4) |" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "| aot:sharded(4)@2 | sharded(4) |" in printed and "| aot:streamed(4)@2 | streamed(4) |" in printed

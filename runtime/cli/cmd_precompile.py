@@ -34,7 +34,8 @@ STRATEGY_HELP = (
     "--devices",
     type=click.IntRange(min=1),
     default=None,
-    help="Devices for --strategy sharded (default: one per physical core on a CPU, every accelerator otherwise).",
+    help="Devices for --strategy sharded (default: one per physical core on a CPU, every accelerator otherwise)"
+    " or streamed (default: one).",
 )
 @click.option("--log-likelihood", is_flag=True, help="Also compile the pointwise log-likelihood transform.")
 @click.option(
