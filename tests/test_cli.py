@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pymc.sampling.jax  # noqa: F401 - PyMC's host CPU devices, before JAX starts (the --devices test)
 import pytest
 
 from pymc_aot.runtime.cli import main
