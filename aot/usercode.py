@@ -117,11 +117,10 @@ def _fn_dict(d: Describer, fn: Any) -> Any:
 
 def _bound(d: Describer, fn: types.FunctionType) -> tuple[Any, ...]:
     """Closure, defaults and attributes; a module among them is what ``fn``'s code reads of it."""
-    attrs = code_reads(fn.__code__).attrs
 
     def value(label: str, obj: Any) -> Any:
-        if isinstance(obj, types.ModuleType):
-            return describe_module(d, obj, attrs)
+        if isinstance(obj, types.ModuleType):  # the code is disassembled only for a module
+            return describe_module(d, obj, code_reads(fn.__code__).attrs)
         return d.labelled(label, obj)
 
     closure = tuple(
