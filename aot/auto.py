@@ -122,7 +122,7 @@ class _SharedGraph:
         return self.graph
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # never compared; identity equality and hash
 class _Tried:
     """A candidate's request and metadata; ``entry`` when it was compiled just now."""
 

@@ -44,7 +44,7 @@ def array_digest(data: Any) -> str:
     return short_hash(str(arr.dtype), arr.shape, hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest())
 
 
-@dataclass
+@dataclass(eq=False)  # never compared
 class DescribeState:
     """What one fingerprint learned while describing: why it is not exact, and where it is."""
 

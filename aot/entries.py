@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("pymc_aot")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)  # its own __repr__ below
 class TransformEntry:
     """A request's entry: its metadata, where it came from, and its executable.
 

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..cache import CacheStore
-from ..cache.candidates import mark_requested
 from . import auto
 from .entries import TransformEntry, fetch_or_compile
 from .fingerprint import ModelFingerprint, fingerprint_model
@@ -92,6 +91,8 @@ def precompile_with(
     try:
         entry = resolve(request, store, progress)
         if request.strategy is not None and entry.cached and not entry.metadata.requested:
+            from ..cache.candidates import mark_requested  # a write, never on a hit
+
             mark_requested(store, entry.digest)  # auto compiled it as a candidate; now it was asked for
     finally:
         if store is not cache:

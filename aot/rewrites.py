@@ -35,25 +35,50 @@ def _holds_user_code(obj: Any, depth: int = 0) -> bool:
     """Whether ``obj`` (a rewriter) is or holds, a few attributes deep, code that is not versioned:
     a function, a rewriter or another callable. Data it holds (patterns of ops, tracked op
     classes) is not code; a pattern rewriter whose ops are all versioned is not seen."""
-    if isinstance(obj, (type(None), bool, int, float, complex, str, bytes, type)):
+    cls = type(obj)
+    if _is_data(cls):
         return False
-    if isinstance(obj, types.FunctionType):
-        closure = (c.cell_contents for c in obj.__closure__ or () if _filled(c))
-        return not is_versioned_function(obj) or any(_holds_user_code(c, depth + 1) for c in closure)
-    if isinstance(obj, types.MethodType):
+    if cls is types.FunctionType:
+        closure = [c.cell_contents for c in obj.__closure__ or () if _filled(c)]
+        return not is_versioned_function(obj) or _any_holds(closure, depth + 1)
+    if cls is types.MethodType:
         return _holds_user_code(obj.__func__, depth) or _holds_user_code(obj.__self__, depth + 1)
     if depth >= _MAX_DEPTH:
         return False
     if isinstance(obj, (list, tuple, set, frozenset)):
-        return any(_holds_user_code(x, depth + 1) for x in obj)
+        return _any_holds(obj, depth + 1)
     if isinstance(obj, dict):
-        return any(_holds_user_code(x, depth + 1) for x in obj.values())
-    cls = type(obj)
+        return _any_holds(obj.values(), depth + 1)
     if not is_versioned_class(cls):
         return callable(obj) or _is_rewriter(cls)
-    if not _is_rewriter(cls):
-        return False  # versioned data: ops in patterns, tracked types
-    return any(_holds_user_code(v, depth + 1) for v in vars(obj).values())
+    return _any_holds(vars(obj).values(), depth + 1)  # a versioned rewriter: what it holds
+
+
+def _any_holds(values: Any, depth: int) -> bool:
+    for value in values:  # a loop, not any(): most values are data, skipped without a call
+        data = _data_classes.get(type(value))
+        if data is None:
+            data = _is_data(type(value))
+        if not data and _holds_user_code(value, depth):
+            return True
+    return False
+
+
+_LEAVES = (type(None), bool, int, float, complex, str, bytes, type)
+_WALKED = (types.FunctionType, types.MethodType, list, tuple, set, frozenset, dict)
+_data_classes: dict[type, bool] = {}
+
+
+def _is_data(cls: type) -> bool:
+    """Whether instances of ``cls`` never hold user code, whatever they contain: plain values and
+    classes, and instances of versioned classes that are not rewriters (ops in patterns, tracked types)."""
+    found = _data_classes.get(cls)
+    if found is None:
+        found = issubclass(cls, _LEAVES) or (
+            not issubclass(cls, _WALKED) and is_versioned_class(cls) and not _is_rewriter(cls)
+        )
+        _data_classes[cls] = found
+    return found
 
 
 _rewriter_classes: dict[type, bool] = {}

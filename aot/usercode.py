@@ -19,8 +19,7 @@ import functools
 import hashlib
 import sys
 import types
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .trust import is_versioned_class, is_versioned_function, is_versioned_module
 
@@ -36,8 +35,7 @@ _DYNAMIC_LOOKUPS = frozenset({"eval", "exec", "compile", "globals", "locals", "v
 """Callables that look names up from strings computed at run time: no static read set exists."""
 
 
-@dataclass(frozen=True)
-class CodeReads:
+class CodeReads(NamedTuple):  # immutable and hashable as a frozen dataclass, and ~6x cheaper to define
     """Names a code object (and the code nested in it) reads as globals, attributes and imports.
 
     String constants that are identifiers count as both (``getattr(helper, "UPPER")``,
@@ -117,11 +115,10 @@ def _fn_dict(d: Describer, fn: Any) -> Any:
 
 def _bound(d: Describer, fn: types.FunctionType) -> tuple[Any, ...]:
     """Closure, defaults and attributes; a module among them is what ``fn``'s code reads of it."""
-    attrs = code_reads(fn.__code__).attrs
 
     def value(label: str, obj: Any) -> Any:
-        if isinstance(obj, types.ModuleType):
-            return describe_module(d, obj, attrs)
+        if isinstance(obj, types.ModuleType):  # the code is disassembled only for a module
+            return describe_module(d, obj, code_reads(fn.__code__).attrs)
         return d.labelled(label, obj)
 
     closure = tuple(

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .entry import EntryMetadata
-from .store import CacheStore, EntryRecord
+from .entry_record import EntryRecord
+from .store import CacheStore
 
 _BOOKKEEPING = ("digest", "format", "executable_size", "executable_sha256")
 

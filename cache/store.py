@@ -22,20 +22,23 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .deferred import writes_for
 from .errors import BAD_VALUE, CacheUnavailableError, IntegrityError, store_errors
 from .paths import DEFAULT_SIZE_LIMIT, ENV_READ_ONLY, ENV_SIZE_LIMIT, default_cache_dir, parse_size
 from .permissions import private_subdirectory
 from .readonly import OwnedReader
-from .records import EntryRecord, finite_number, fresh_usage, parse_usage, usage_after_hit
+from .records import finite_number, fresh_usage, parse_usage, usage_after_hit
 from .signing import Ed25519Signer, HmacSigner, KeySource, load_user_secret, resolve_signer
 from .verify import FORMAT_VERSION, check_envelope, check_executable, seal, verify_rows
 
+if TYPE_CHECKING:
+    from .entry_record import EntryRecord
+
 log = logging.getLogger("pymc_aot.cache")
 
-__all__ = ["FORMAT_VERSION", "CacheStore", "EntryRecord"]
+__all__ = ["FORMAT_VERSION", "CacheStore"]
 
 
 class CacheStore:
@@ -257,6 +260,7 @@ class CacheStore:
             return None
         meta = self._verified_metadata(digest)
         usage = self._usage(digest) if meta is not None else None
+        from .entry_record import EntryRecord  # listings only: not on a hit's import path
         return None if meta is None or usage is None else EntryRecord.of(digest, meta, usage)
 
     def entries(self) -> list[EntryRecord]:

@@ -15,7 +15,6 @@ from ..aot.request import TransformRequest
 from ..aot.strategies import AUTO
 from ..cache import CacheStore
 from .counters import RuntimeCounters
-from .from_posterior import run_from_posterior
 from .loaded_transform import LoadedTransform
 from .transform_cache import TransformCache
 
@@ -132,4 +131,7 @@ def from_posterior(
     arrays by name; ``var_names`` picks deterministics / observed variables. Options as
     ``postprocess`` (``devices`` with ``strategy="sharded(B)"`` splits the posterior over them).
     """
-    return run_from_posterior(DEFAULT, model, posterior, RequestOptions.pick(locals()), cache=cache)
+    options = RequestOptions.pick(locals())
+    from .from_posterior import run_from_posterior  # not on postprocess's import path
+
+    return run_from_posterior(DEFAULT, model, posterior, options, cache=cache)

@@ -10,7 +10,7 @@ from ..aot.stream_fit import acceptable
 from ..cache.entry import EntryMetadata
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # never compared; identity equality and hash
 class LoadedTransform:
     """An executable in this process and the metadata it was stored with."""
 

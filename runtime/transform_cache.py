@@ -9,7 +9,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..aot import loader
 from ..aot.entries import TransformEntry
@@ -27,7 +27,9 @@ from .phases import Phases
 from .sharded_input import place_arguments
 from .streaming import run_loaded
 from .validate import check_full_shapes, check_samples, order_samples
-from .zarr_store import OutPath, ZarrWriter, check_target
+
+if TYPE_CHECKING:
+    from .zarr_store import OutPath, ZarrWriter
 
 log = logging.getLogger("pymc_aot")
 
@@ -184,7 +186,7 @@ class TransformCache:
         ``changes``: options as keywords, see :class:`~pymc_aot.aot.options.RequestOptions`)."""
         phases = Phases()
         match_floatx()  # before samples are cast or put on the device
-        target = check_target(out) if out is not None else None
+        target = _checked_target(out) if out is not None else None
         store = self.store(cache) if use_cache else None
         fp = fingerprint or fingerprint_model(model)
         phases.mark("fingerprint")
@@ -222,7 +224,15 @@ class TransformCache:
         return result
 
 
+def _checked_target(out: OutPath) -> Path:
+    from .zarr_store import check_target  # only with out=: not on a hit's import path
+
+    return check_target(out)
+
+
 def _zarr_sink(target: Path, meta: EntryMetadata) -> ZarrWriter:
+    from .zarr_store import ZarrWriter
+
     info = {"outputs": list(meta.output_names), "strategy": meta.label, "digest": meta.digest}
     batch = meta.stream_batch // len(meta.mesh_devices or (0,)) if meta.stream_batch else meta.draws  # per device
     return ZarrWriter(target, meta.kind, meta.output_names, meta.result_shapes, batch, info)
