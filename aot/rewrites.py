@@ -11,10 +11,12 @@ the databases (about 2,000 objects, under a millisecond) finds new or replaced o
 
 from __future__ import annotations
 
+import functools
 import sys
 import types
 from typing import Any
 
+from pytensor.graph.basic import Variable
 from pytensor.graph.rewriting.basic import Rewriter
 
 from .trust import is_versioned_class, is_versioned_function
@@ -51,7 +53,22 @@ def _holds_user_code(obj: Any, depth: int = 0) -> bool:
         return _any_holds(obj.values(), depth + 1)
     if not is_versioned_class(cls):
         return callable(obj) or _is_rewriter(cls)
+    if _is_wrapper(cls):
+        return _wrapped_holds(obj, depth + 1)
     return _any_holds(vars(obj).values(), depth + 1)  # a versioned rewriter: what it holds
+
+
+def _wrapped_holds(obj: Any, depth: int) -> bool:
+    """What a versioned wrapper holds: a partial's function and arguments, a mapping's values, a
+    collection's items; True (counted as user code) if they cannot be listed."""
+    try:
+        if isinstance(obj, functools.partial):
+            items = [obj.func, *obj.args, *obj.keywords.values()]
+        else:
+            items = list(obj.values() if callable(getattr(obj, "values", None)) and hasattr(obj, "keys") else obj)
+    except Exception:  # noqa: BLE001 - what cannot be listed cannot be shown to hold no code
+        return True
+    return _any_holds(items, depth)
 
 
 def _any_holds(values: Any, depth: int) -> bool:
@@ -66,16 +83,28 @@ def _any_holds(values: Any, depth: int) -> bool:
 
 _LEAVES = (type(None), bool, int, float, complex, str, bytes, type)
 _WALKED = (types.FunctionType, types.MethodType, list, tuple, set, frozenset, dict)
+_COLLECTION_METHODS = ("__iter__", "__len__", "__contains__")
+
+
+def _is_wrapper(cls: type) -> bool:
+    """A versioned class holding what it is given: ``functools.partial``, or a collection (deque,
+    UserDict, OrderedSet, ...) by the methods ``collections.abc.Collection`` looks for (its
+    ``issubclass`` walks every registered subclass: too slow for every class met); not a graph
+    variable, which iterates into new graph nodes, nor a rewriter, which is walked by its attributes."""
+    return issubclass(cls, functools.partial) or (
+        all(hasattr(cls, m) for m in _COLLECTION_METHODS) and not issubclass(cls, Variable) and not _is_rewriter(cls)
+    )
 _data_classes: dict[type, bool] = {}
 
 
 def _is_data(cls: type) -> bool:
     """Whether instances of ``cls`` never hold user code, whatever they contain: plain values and
-    classes, and instances of versioned classes that are not rewriters (ops in patterns, tracked types)."""
+    classes, and instances of versioned classes that are not rewriters (ops in patterns, tracked
+    types) nor wrappers of what they are given (``functools.partial``, mappings, collections)."""
     found = _data_classes.get(cls)
     if found is None:
         found = issubclass(cls, _LEAVES) or (
-            not issubclass(cls, _WALKED) and is_versioned_class(cls) and not _is_rewriter(cls)
+            not issubclass(cls, _WALKED) and is_versioned_class(cls) and not _is_rewriter(cls) and not _is_wrapper(cls)
         )
         _data_classes[cls] = found
     return found

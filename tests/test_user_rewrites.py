@@ -6,7 +6,9 @@ versioned ops); these tests pin that nothing holding user code is skipped with t
 
 from __future__ import annotations
 
+import collections
 import copy
+import functools
 import sys
 import types
 
@@ -83,6 +85,10 @@ def test_user_code_held_anywhere_a_few_attributes_deep_is_found():
         "a user function in a versioned function's closure": _with(fn=node_rewriter([_user_fn])),
         "a user rewriter inside a versioned one": _with(node_rewriter=UserRewriter()),
         "a user function nested in tuples": _with(requirements=((("deep", _user_fn),),)),
+        "a user function in a functools.partial": _with(fn=functools.partial(_user_fn)),
+        "a user function bound as a partial's argument": _with(fn=functools.partial(map, _user_fn)),
+        "a user function in a UserDict": _with(extra=collections.UserDict(when=_user_fn)),
+        "a user function in a deque": _with(extra=collections.deque([_user_fn])),
     }
     assert is_versioned_function(node_rewriter([_user_fn]))
     missed = [what for what, rewriter in holding.items() if not _holds_user_code(rewriter)]
@@ -92,6 +98,8 @@ def test_user_code_held_anywhere_a_few_attributes_deep_is_found():
 def test_versioned_data_held_by_a_versioned_rewriter_is_not_user_code():
     plain = _with(_tracks=[pt.exp, pt.log, Op], name="copy", extra={"n": 1, "on": True, "none": None})
     assert not _holds_user_code(plain)
+    wrapped = _with(extra=collections.deque([pt.exp]), fn=functools.partial(_versioned().fn))
+    assert not _holds_user_code(wrapped)
 
 
 def test_a_user_rewriter_in_a_nested_database_is_listed_under_its_path(monkeypatch):
@@ -106,3 +114,28 @@ def test_a_user_rewriter_in_a_nested_database_is_listed_under_its_path(monkeypat
     monkeypatch.setitem(sys.modules, module.__name__, module)
     monkeypatch.setattr(rewrites, "ROOTS", ((module.__name__, "db"),))
     assert [(db, name) for db, name, _ in rewrites.user_rewrites()] == [("db/inner", "users_rewrite")]
+
+
+def test_a_user_function_behind_a_partial_changes_the_fingerprint(monkeypatch):
+    """Found is not enough: the key must change with the code the partial binds."""
+    import pymc as pm
+    from pytensor.graph.rewriting.db import SequenceDB
+
+    from pymc_aot.aot.fingerprint import fingerprint_model
+
+    def replaced(fgraph, node):  # pragma: no cover - never run
+        return [node.outputs[0]]
+
+    db = SequenceDB()
+    module = types.ModuleType("fake_rewrite_roots_partial")
+    module.db = db
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setattr(rewrites, "ROOTS", ((module.__name__, "db"),))
+    with pm.Model() as model:
+        pm.Deterministic("y", pt.exp(pm.Normal("x")))
+    without = fingerprint_model(model)
+    db.register("users_rewrite", _with(fn=functools.partial(_user_fn)), position=1)
+    first = fingerprint_model(model)
+    db.__db__["users_rewrite"] = {_with(fn=functools.partial(replaced))}  # replaced under its name
+    second = fingerprint_model(model)
+    assert len({repr(without), repr(first), repr(second)}) == 3
