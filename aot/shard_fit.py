@@ -94,31 +94,36 @@ def _sized(name: str, b: int) -> Strategy:
     return strategy
 
 
-def sharded_candidates(search: _Search, probe: EntryMetadata) -> list[Candidate]:
-    """Compile ``sharded(B)`` over ``auto``'s mesh; none where ``auto`` does not shard."""
+def _fit_on_auto_mesh(
+    search: _Search, first: Callable[[int, int], int], make: Callable[[int, MeshPlan], Strategy]
+) -> bool:
+    """Compile candidates over ``auto``'s mesh, halving the per-device batch from ``first(per
+    device draws, mesh size)``; False where ``auto`` does not shard."""
     plan = _auto_mesh(search)
     if plan is None:
-        return []
+        return False
     chains, draws = search.request.key.chains_draws
     per_device = chains * draws // plan.size
-    _fit_by_halving(
-        search, per_device, shard_batch(per_device, plan.size, probe, search.budget), lambda b: _sized("sharded", b)
-    )
+    _fit_by_halving(search, per_device, first(per_device, plan.size), lambda b: make(b, plan))
+    return True
+
+
+def sharded_candidates(search: _Search, probe: EntryMetadata) -> list[Candidate]:
+    """Compile ``sharded(B)`` over ``auto``'s mesh; none where ``auto`` does not shard."""
+    if not _fit_on_auto_mesh(
+        search, lambda n, d: shard_batch(n, d, probe, search.budget), lambda b, _: _sized("sharded", b)
+    ):
+        return []
     return [c for c in search.weighed() if is_sharded(c.strategy)]
 
 
 def streamed_sharded_candidates(search: _Search, probe: EntryMetadata) -> list[Candidate]:
     """Compile ``streamed(B)`` over ``auto``'s mesh (B/D draws per device a call); none where
     ``auto`` does not shard."""
-    plan = _auto_mesh(search)
-    if plan is None:
-        return []
-    chains, draws = search.request.key.chains_draws
-    per_device = chains * draws // plan.size
-    _fit_by_halving(
+    if not _fit_on_auto_mesh(
         search,
-        per_device,
-        stream_shard_batch(per_device, plan.size, probe, search.budget),
-        lambda b: _sized("streamed", b * plan.size).on_mesh(plan),
-    )
+        lambda n, d: stream_shard_batch(n, d, probe, search.budget),
+        lambda b, plan: _sized("streamed", b * plan.size).on_mesh(plan),
+    ):
+        return []
     return [c for c in search.weighed() if is_streamed(c.strategy) and c.strategy.endswith(" devices")]
