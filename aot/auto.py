@@ -62,8 +62,10 @@ from .strategies import Strategy, get_strategy
 from .stream_fit import (
     acceptable,
     device_is_host,
+    fit_by_halving,
     host_budget,
     is_streamed,
+    is_streamed_over_devices,
     largest_divisor,
     stream_batch,
     streaming_advice,
@@ -220,12 +222,8 @@ def _winner(tried: _Tried, store: CacheStore | None, graph: _SharedGraph, progre
 def _streamed_candidates(search: _Search, probe: EntryMetadata) -> list[Candidate]:
     """Compile streamed(B) for the batch predicted to fit; halve B (twice at most) if it does not."""
     b = stream_batch(*search.request.key.chains_draws, probe, search.budget)
-    for _ in range(3):
-        tried = search.attempt(_named("streamed", b))
-        if tried.metadata.device_peak <= search.budget or b == 1:
-            break
-        b = max(1, b // 2)
-    return [c for c in search.weighed() if is_streamed(c.strategy) and not c.strategy.endswith(" devices")]
+    fit_by_halving(search, b, lambda b: _named("streamed", b), lambda b: max(1, b // 2))
+    return [c for c in search.weighed() if is_streamed(c.strategy) and not is_streamed_over_devices(c.strategy)]
 
 
 def _pick(search: _Search, probe: EntryMetadata) -> tuple[Candidate, str]:

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 from ..cache.entry import Candidate, EntryMetadata
 from .sharding import MeshPlan, auto_mesh
 from .strategies import Strategy, get_strategy
-from .stream_fit import STREAM_BATCH_BYTES, is_streamed, largest_divisor
+from .stream_fit import STREAM_BATCH_BYTES, fit_by_halving, is_streamed_over_devices, largest_divisor
 
 if TYPE_CHECKING:
     from .auto import _Search
@@ -74,15 +74,6 @@ def stream_shard_batch(per_device_draws: int, devices: int, probe: EntryMetadata
     return largest_divisor(per_device_draws, limit) if limit >= 1 else 1
 
 
-def _fit_by_halving(search: _Search, per_device: int, b: int, strategy_for: Callable[[int], Strategy]) -> None:
-    """Compile ``strategy_for(b)``; halve b (twice at most) while its device peak does not fit."""
-    for _ in range(3):
-        tried = search.attempt(strategy_for(b))
-        if tried.metadata.device_peak <= search.budget or b == 1:
-            return
-        b = largest_divisor(per_device, max(1, b // 2))
-
-
 def _auto_mesh(search: _Search) -> MeshPlan | None:
     request = search.request
     return auto_mesh(request.devices, request.device, *request.key.chains_draws)
@@ -104,7 +95,12 @@ def _fit_on_auto_mesh(
         return False
     chains, draws = search.request.key.chains_draws
     per_device = chains * draws // plan.size
-    _fit_by_halving(search, per_device, first(per_device, plan.size), lambda b: make(b, plan))
+    fit_by_halving(
+        search,
+        first(per_device, plan.size),
+        lambda b: make(b, plan),
+        lambda b: largest_divisor(per_device, max(1, b // 2)),  # halved, still a divisor of its draws
+    )
     return True
 
 
@@ -126,4 +122,4 @@ def streamed_sharded_candidates(search: _Search, probe: EntryMetadata) -> list[C
         lambda b, plan: _sized("streamed", b * plan.size).on_mesh(plan),
     ):
         return []
-    return [c for c in search.weighed() if is_streamed(c.strategy) and c.strategy.endswith(" devices")]
+    return [c for c in search.weighed() if is_streamed_over_devices(c.strategy)]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import jax
 
 from ..cache.auto_choice import AutoChoice, Candidate
@@ -9,6 +12,10 @@ from ..cache.entry import EntryMetadata
 from ..cache.paths import human_bytes
 from .budget import DEFAULT_FRACTION, available_memory, exact_size
 from .request import TransformRequest
+
+if TYPE_CHECKING:
+    from .auto import _Search
+    from .strategies import Strategy
 
 STREAM_BATCH_BYTES = 16 * 1024**2
 """A streamed batch's outputs stay under this: bounded host buffers and Zarr chunks."""
@@ -22,6 +29,24 @@ def host_budget() -> int:
 def is_streamed(label: str) -> bool:
     """Whether a strategy label names ``streamed(B)``."""
     return label.startswith("streamed(")
+
+
+def is_streamed_over_devices(label: str) -> bool:
+    """Whether a strategy label names ``streamed(B)`` over a mesh (``Strategy.label``:
+    ``streamed(B) over D devices``)."""
+    return is_streamed(label) and label.endswith(" devices")
+
+
+def fit_by_halving(
+    search: _Search, b: int, strategy_for: Callable[[int], Strategy], halve: Callable[[int], int]
+) -> None:
+    """Compile ``strategy_for(b)``; while its device peak does not fit the budget, try
+    ``halve(b)`` instead (twice at most)."""
+    for _ in range(3):
+        tried = search.attempt(strategy_for(b))
+        if tried.metadata.device_peak <= search.budget or b == 1:
+            return
+        b = halve(b)
 
 
 def device_is_host(request: TransformRequest) -> bool:

@@ -108,6 +108,11 @@ class EntryMetadata:
         return int(shape[0]), int(shape[1])
 
     @property
+    def device_count(self) -> int:
+        """Devices the executable runs on (a sharded or streamed-over-devices mesh; else 1)."""
+        return len(self.mesh_devices) if self.mesh_devices else 1
+
+    @property
     def chosen(self) -> str:
         """The strategy the executable runs: ``auto``'s choice, or the key's strategy."""
         if self.auto is not None:

@@ -161,7 +161,9 @@ def run_loaded(
     if metadata.mesh_devices is None:
         stream(executable, n, batch, arguments, sink)
     else:  # each device streams its own block: n/D draws, B/D per call
-        ids, d = metadata.mesh_devices, len(metadata.mesh_devices)
-        layout = mesh_layout(ids, split_axis_named(metadata.key.get("mesh", "")), metadata.chains, metadata.draws)
+        d = metadata.device_count
+        layout = mesh_layout(
+            metadata.mesh_devices, split_axis_named(metadata.key.get("mesh", "")), metadata.chains, metadata.draws
+        )
         stream(executable, n // d, batch // d, arguments, sink, layout)
     return sink.finish()

@@ -234,7 +234,7 @@ def _zarr_sink(target: Path, meta: EntryMetadata) -> ZarrWriter:
     from .zarr_store import ZarrWriter
 
     info = {"outputs": list(meta.output_names), "strategy": meta.label, "digest": meta.digest}
-    batch = meta.stream_batch // len(meta.mesh_devices or (0,)) if meta.stream_batch else meta.draws  # per device
+    batch = meta.stream_batch // meta.device_count if meta.stream_batch else meta.draws  # one device's piece
     return ZarrWriter(target, meta.kind, meta.output_names, meta.result_shapes, batch, info)
 
 
