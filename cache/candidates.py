@@ -11,23 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .entry import EntryMetadata
 from .entry_record import EntryRecord
 from .store import CacheStore
 
 _BOOKKEEPING = ("digest", "format", "executable_size", "executable_sha256")
 
 
-def typed(record: EntryRecord) -> EntryMetadata | None:
-    """The record's metadata as the schema reads it; None if it does not match the schema."""
-    return record.schema
-
-
 def candidate_digests(records: Sequence[EntryRecord]) -> set[str]:
     """Digests that some auto entry lists as its candidates."""
     listed: set[str] = set()
     for r in records:
-        meta = typed(r)
+        meta = r.schema
         if meta is not None:
             listed.update(c.key for c in meta.candidates if c.key)
     return listed
@@ -35,7 +29,7 @@ def candidate_digests(records: Sequence[EntryRecord]) -> set[str]:
 
 def is_candidate_only(record: EntryRecord, listed: set[str]) -> bool:
     """Listed by an auto entry, never asked for directly, never loaded on its own."""
-    meta = typed(record)
+    meta = record.schema
     requested = meta is not None and meta.requested
     return record.digest in listed and not requested and record.hits == 0
 

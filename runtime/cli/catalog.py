@@ -11,7 +11,7 @@ from typing import Any
 
 from ...cache import CacheStore, EntryRecord
 from ...cache.auto_choice import Candidate as AutoCandidate
-from ...cache.candidates import candidate_digests, is_candidate_only, typed
+from ...cache.candidates import candidate_digests, is_candidate_only
 from ...cache.entry import EntryMetadata
 
 
@@ -24,7 +24,7 @@ def meta(record: EntryRecord) -> EntryMetadata:
 def readable(records: Sequence[EntryRecord]) -> list[EntryRecord]:
     """The records whose metadata reads under this schema; the others never load (the runtime
     drops them, ``clear --stale`` removes them)."""
-    return [r for r in records if typed(r) is not None]
+    return [r for r in records if r.schema is not None]
 
 
 def read_records(store: CacheStore) -> list[EntryRecord]:

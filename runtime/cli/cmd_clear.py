@@ -7,7 +7,7 @@ import time
 import click
 
 from ...cache import CacheStore, EntryRecord
-from ...cache.candidates import candidate_digests, is_candidate_only, typed
+from ...cache.candidates import candidate_digests, is_candidate_only
 from .errors import UserError
 from .options import cache_dir_option
 from .state import CliState, pass_state
@@ -62,7 +62,7 @@ def clear(
 
 
 def _created(record: EntryRecord) -> float:
-    meta = typed(record)
+    meta = record.schema
     return meta.created if meta is not None else 0.0
 
 
@@ -70,7 +70,7 @@ def _is_stale(record: EntryRecord) -> bool:
     """Compiled for other library versions or key format, or metadata this schema cannot read."""
     from ...aot.key import KEY_FORMAT, library_versions
 
-    meta = typed(record)
+    meta = record.schema
     if meta is None:
         return True
     return meta.key.get("versions") != dict(library_versions()) or meta.key.get("format") != KEY_FORMAT

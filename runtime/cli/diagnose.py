@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from ...cache import CachePermissionError, CacheStore, EntryRecord, default_cache_dir
-from ...cache.candidates import typed
 from ...cache.permissions import check_database, check_directory, check_key_file
 from ...render import human_bytes
 from .catalog import fold, readable
@@ -177,7 +176,7 @@ def _stale_problems(records: list[EntryRecord]) -> list[str]:
     from ...aot.key import KEY_FORMAT, library_versions
 
     current = dict(library_versions())
-    parts = {r.digest: meta.key if (meta := typed(r)) is not None else {} for r in records}
+    parts = {r.digest: meta.key if (meta := r.schema) is not None else {} for r in records}
     stale = [
         r for r in records if parts[r.digest].get("versions") != current or parts[r.digest].get("format") != KEY_FORMAT
     ]
