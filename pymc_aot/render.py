@@ -189,6 +189,10 @@ class _Key(Protocol):
     kind: str
 
 
+class _Placement(Protocol):
+    mesh_devices: Sequence[int] | None
+
+
 class EntryLike(Protocol):
     """What ``entry_row`` reads: ``aot.TransformEntry`` has all of it."""
 
@@ -199,6 +203,7 @@ class EntryLike(Protocol):
     cost: _Cost
     timings: Mapping[str, float]
     cached: bool
+    metadata: _Placement
 
 
 ENTRY_HEADERS = ("transform", "key", "strategy", "input", "output", "temp", "peak", "flops", "compile")
@@ -222,6 +227,6 @@ def entry_row(entry: EntryLike) -> tuple[str, ...]:
 
 def entry_table(entries: Iterable[EntryLike], caption: str = "") -> Table:
     entries = list(entries)
-    if any("sharded(" in e.strategy for e in entries):  # XLA analyses a sharded executable per device
+    if any(e.metadata.mesh_devices for e in entries):  # XLA analyses an executable on a mesh per device
         caption = "; ".join(filter(None, [caption, "sharded: input, output, temp and peak are per device"]))
     return Table.of(ENTRY_HEADERS, (entry_row(e) for e in entries), caption)
