@@ -94,6 +94,8 @@ def _is_wrapper(cls: type) -> bool:
     return issubclass(cls, functools.partial) or (
         all(hasattr(cls, m) for m in _COLLECTION_METHODS) and not issubclass(cls, Variable) and not _is_rewriter(cls)
     )
+
+
 _data_classes: dict[type, bool] = {}
 
 
