@@ -19,21 +19,21 @@ _EXPORTS = {
     "CostStats": "..cache.xla_stats",
     "EntryMetadata": "..cache.entry",
     "MemoryStats": "..cache.xla_stats",
-    "CompiledTransform": ".compiler",
-    "load_executable": ".loader",
-    "TransformEntry": ".entries",
-    "ModelFingerprint": ".fingerprint",
-    "fingerprint_model": ".fingerprint",
-    "TransformKey": ".key",
-    "TransformRequest": ".request",
-    "make_request": ".request",
-    "value_signature": ".request",
-    "precompile": ".resolve",
-    "OutputSpec": ".spec",
-    "resolve_outputs": ".spec",
-    "STRATEGY_NAMES": ".strategies",
-    "Strategy": ".strategies",
-    "get_strategy": ".strategies",
+    "CompiledTransform": ".build.compiler",
+    "load_executable": ".build.loader",
+    "TransformEntry": ".build.entries",
+    "ModelFingerprint": ".identity.fingerprint",
+    "fingerprint_model": ".identity.fingerprint",
+    "TransformKey": ".identity.key",
+    "TransformRequest": ".build.request",
+    "make_request": ".build.request",
+    "value_signature": ".build.request",
+    "precompile": ".choice.resolve",
+    "OutputSpec": ".identity.spec",
+    "resolve_outputs": ".identity.spec",
+    "STRATEGY_NAMES": ".strategies.strategies",
+    "Strategy": ".strategies.strategies",
+    "get_strategy": ".strategies.strategies",
 }
 
 __all__ = [
@@ -61,15 +61,15 @@ __all__ = [
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
     from ..cache.entry import EntryMetadata
     from ..cache.xla_stats import CompileTimings, CostStats, MemoryStats
-    from .compiler import CompiledTransform
-    from .entries import TransformEntry
-    from .fingerprint import ModelFingerprint, fingerprint_model
-    from .key import TransformKey
-    from .loader import load_executable
-    from .request import TransformRequest, make_request, value_signature
-    from .resolve import precompile
-    from .spec import OutputSpec, resolve_outputs
-    from .strategies import STRATEGY_NAMES, Strategy, get_strategy
+    from .build.compiler import CompiledTransform
+    from .build.entries import TransformEntry
+    from .build.loader import load_executable
+    from .build.request import TransformRequest, make_request, value_signature
+    from .choice.resolve import precompile
+    from .identity.fingerprint import ModelFingerprint, fingerprint_model
+    from .identity.key import TransformKey
+    from .identity.spec import OutputSpec, resolve_outputs
+    from .strategies.strategies import STRATEGY_NAMES, Strategy, get_strategy
 
 
 __getattr__ = lazy_attributes(__name__, _EXPORTS, globals(), submodules=True)

@@ -38,7 +38,13 @@ samples = [
     rng.normal(size=(int(chains), int(draws), *np.shape(point[v.name]))).astype(v.dtype) for v in model.value_vars
 ]
 jax.devices()  # the sampler has initialised the backend before postprocessing
-WATCH = ("pymc.sampling.jax", "pytensor.link.jax.dispatch", "numpyro", "pymc_aot.aot.graph", "pymc_aot.aot.compiler")
+WATCH = (
+    "pymc.sampling.jax",
+    "pytensor.link.jax.dispatch",
+    "numpyro",
+    "pymc_aot.aot.build.graph",
+    "pymc_aot.aot.build.compiler",
+)
 before = {m for m in WATCH if m in sys.modules}
 phases: dict[str, float] = {}
 

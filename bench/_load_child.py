@@ -15,8 +15,8 @@ import numpy as np
 import pymc  # noqa: F401
 
 from bench.models import MODELS
-from pymc_aot.aot.fingerprint import fingerprint_model
-from pymc_aot.aot.request import make_request, match_floatx, value_signature
+from pymc_aot.aot.build.request import make_request, match_floatx, value_signature
+from pymc_aot.aot.identity.fingerprint import fingerprint_model
 
 CHAINS, DRAWS = 4, 100
 
@@ -32,7 +32,7 @@ def _packed(fn):
 def build(model, strategy: str, directory: str, variants: dict[str, dict]) -> None:
     from jax.experimental.serialize_executable import serialize
 
-    from pymc_aot.aot.graph import build_transform
+    from pymc_aot.aot.build.graph import build_transform
 
     strategy, _, packed = strategy.partition("+")
     fp = fingerprint_model(model)
@@ -58,7 +58,7 @@ def build(model, strategy: str, directory: str, variants: dict[str, dict]) -> No
 
 
 def load(model, directory: str, name: str) -> dict[str, float]:
-    from pymc_aot.aot.loader import load_executable
+    from pymc_aot.aot.build.loader import load_executable
 
     match_floatx()
     fp = fingerprint_model(model)

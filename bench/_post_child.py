@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 
 from bench.models import MODELS  # noqa: E402
 from pymc_aot import aot  # noqa: E402
-from pymc_aot.aot.request import make_request, value_signature  # noqa: E402
+from pymc_aot.aot.build.request import make_request, value_signature  # noqa: E402
 
 model = MODELS[model_name](float(scale))
 fp = aot.fingerprint_model(model)
@@ -71,7 +71,7 @@ if method.startswith("pymc:"):
 
         jax.block_until_ready(call(fresh()))
 else:
-    from pymc_aot.aot.resolve import resolve
+    from pymc_aot.aot.choice.resolve import resolve
 
     request = make_request(model, signature, strategy=method.split(":", 1)[1], fingerprint=fp)
     entry = resolve(request, None)  # no store: every executable is compiled in this process

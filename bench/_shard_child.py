@@ -25,8 +25,8 @@ import jax  # noqa: E402
 from bench._common import host_inputs, measure_calls, pymc_vmap_executable  # noqa: E402
 from bench.models import MODELS  # noqa: E402
 from pymc_aot import aot  # noqa: E402
-from pymc_aot.aot.request import make_request, value_signature  # noqa: E402
-from pymc_aot.runtime.engine import DEFAULT  # noqa: E402
+from pymc_aot.aot.build.request import make_request, value_signature  # noqa: E402
+from pymc_aot.runtime.transforms.engine import DEFAULT  # noqa: E402
 
 model = MODELS[model_name](float(scale))
 fp = aot.fingerprint_model(model)

@@ -26,8 +26,8 @@ import numpy as np  # noqa: E402
 
 from bench._common import host_inputs, measure_calls, pymc_vmap_executable  # noqa: E402
 from pymc_aot import aot, examples  # noqa: E402
-from pymc_aot.aot.request import make_request, value_signature  # noqa: E402
-from pymc_aot.runtime.engine import DEFAULT  # noqa: E402
+from pymc_aot.aot.build.request import make_request, value_signature  # noqa: E402
+from pymc_aot.runtime.transforms.engine import DEFAULT  # noqa: E402
 
 model = examples.regression(int(rows), 50, 10)
 fp = aot.fingerprint_model(model)

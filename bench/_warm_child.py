@@ -24,8 +24,8 @@ if mode == "jax-pcc":
 
 from bench.models import MODELS  # noqa: E402
 from pymc_aot import aot  # noqa: E402
-from pymc_aot.aot.compiler import compile_transform, load_executable  # noqa: E402
-from pymc_aot.aot.request import make_request, value_signature  # noqa: E402
+from pymc_aot.aot.build.compiler import compile_transform, load_executable  # noqa: E402
+from pymc_aot.aot.build.request import make_request, value_signature  # noqa: E402
 from pymc_aot.cache import CacheStore  # noqa: E402
 from pymc_aot.cache.entry import EntryMetadata  # noqa: E402
 

@@ -53,7 +53,7 @@ def measure(model: str, scale: float, chains: int, draws: int, repeats: int) -> 
     steps = list(runs["aot"][0]["phases"])
     result["aot_phases"] = {s: median([float(r["phases"].get(s, 0.0)) for r in runs["aot"]]) for s in steps}
     result["aot_modules"] = sorted({m for r in runs["aot"] for m in r["modules"]})
-    result["aot_compiled"] = sum("pymc_aot.aot.compiler" in r["modules"] for r in runs["aot"])  # misses
+    result["aot_compiled"] = sum("pymc_aot.aot.build.compiler" in r["modules"] for r in runs["aot"])  # misses
     result["repeats"] = repeats
     result["stock_over_aot"] = float(result["stock_s"]) / float(result["aot_s"])
     result["pcc_over_aot"] = float(result["jax-pcc_s"]) / float(result["aot_s"])

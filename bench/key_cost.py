@@ -38,10 +38,10 @@ def _builders(scale: float) -> dict:
 
 def child(name: str, scale: float) -> dict:
     """One model, in this (fresh) process."""
-    from pymc_aot.aot.fingerprint import fingerprint_model
-    from pymc_aot.aot.lowered_key import lowered_model_hash
-    from pymc_aot.aot.request import value_signature
-    from pymc_aot.aot.spec import resolve_outputs
+    from pymc_aot.aot.build.lowered_key import lowered_model_hash
+    from pymc_aot.aot.build.request import value_signature
+    from pymc_aot.aot.identity.fingerprint import fingerprint_model
+    from pymc_aot.aot.identity.spec import resolve_outputs
 
     model = _builders(scale)[name]()
     gc.collect()

@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> dict:
     import numpy as np
 
     from pymc_aot import aot, examples, runtime
-    from pymc_aot.aot.request import value_signature
+    from pymc_aot.aot.build.request import value_signature
 
     gpu = jax.devices("gpu")[0]
     model = examples.regression(opts.rows, 50, 10)

@@ -17,22 +17,22 @@ from typing import TYPE_CHECKING
 from .lazy import lazy_attributes
 
 _EXPORTS = {
-    "precompile": ".aot.resolve",
-    "compare": ".aot.compare",
-    "Comparison": ".aot.compare",
-    "MemoryBudgetError": ".aot.budget",
-    "TransformEntry": ".aot.entries",
-    "TransformKey": ".aot.key",
-    "postprocess": ".runtime.engine",
-    "log_likelihood": ".runtime.engine",
-    "from_posterior": ".runtime.engine",
-    "clear_memo": ".runtime.engine",
-    "get_store": ".runtime.engine",
-    "SampleError": ".runtime.validate",
-    "enable": ".runtime.pymc_hooks",
-    "enabled": ".runtime.pymc_hooks",
-    "disable": ".runtime.pymc_hooks",
-    "is_enabled": ".runtime.pymc_hooks",
+    "precompile": ".aot.choice.resolve",
+    "compare": ".aot.choice.compare",
+    "Comparison": ".aot.choice.compare",
+    "MemoryBudgetError": ".aot.strategies.budget",
+    "TransformEntry": ".aot.build.entries",
+    "TransformKey": ".aot.identity.key",
+    "postprocess": ".runtime.transforms.engine",
+    "log_likelihood": ".runtime.transforms.engine",
+    "from_posterior": ".runtime.transforms.engine",
+    "clear_memo": ".runtime.transforms.engine",
+    "get_store": ".runtime.transforms.engine",
+    "SampleError": ".runtime.transforms.validate",
+    "enable": ".runtime.pymc.pymc_hooks",
+    "enabled": ".runtime.pymc.pymc_hooks",
+    "disable": ".runtime.pymc.pymc_hooks",
+    "is_enabled": ".runtime.pymc.pymc_hooks",
     "CacheStore": ".cache",
     "CachePermissionError": ".cache",
     "IntegrityError": ".cache",
@@ -61,15 +61,15 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
-    from .aot.budget import MemoryBudgetError
-    from .aot.compare import Comparison, compare
-    from .aot.entries import TransformEntry
-    from .aot.key import TransformKey
-    from .aot.resolve import precompile
+    from .aot.build.entries import TransformEntry
+    from .aot.choice.compare import Comparison, compare
+    from .aot.choice.resolve import precompile
+    from .aot.identity.key import TransformKey
+    from .aot.strategies.budget import MemoryBudgetError
     from .cache import CachePermissionError, CacheStore, IntegrityError
-    from .runtime.engine import clear_memo, from_posterior, get_store, log_likelihood, postprocess
-    from .runtime.pymc_hooks import disable, enable, enabled, is_enabled
-    from .runtime.validate import SampleError
+    from .runtime.pymc.pymc_hooks import disable, enable, enabled, is_enabled
+    from .runtime.transforms.engine import clear_memo, from_posterior, get_store, log_likelihood, postprocess
+    from .runtime.transforms.validate import SampleError
 
 
 __getattr__ = lazy_attributes(__name__, _EXPORTS, globals())

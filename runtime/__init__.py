@@ -9,17 +9,17 @@ from __future__ import annotations
 from ..lazy import lazy_attributes
 
 _EXPORTS = {
-    "COUNTERS": ".engine",
-    "clear_memo": ".engine",
-    "get_store": ".engine",
-    "log_likelihood": ".engine",
-    "postprocess": ".engine",
-    "TransformCache": ".transform_cache",
-    "SampleError": ".validate",
-    "disable": ".pymc_hooks",
-    "enable": ".pymc_hooks",
-    "enabled": ".pymc_hooks",
-    "is_enabled": ".pymc_hooks",
+    "COUNTERS": ".transforms.engine",
+    "clear_memo": ".transforms.engine",
+    "get_store": ".transforms.engine",
+    "log_likelihood": ".transforms.engine",
+    "postprocess": ".transforms.engine",
+    "TransformCache": ".transforms.transform_cache",
+    "SampleError": ".transforms.validate",
+    "disable": ".pymc.pymc_hooks",
+    "enable": ".pymc.pymc_hooks",
+    "enabled": ".pymc.pymc_hooks",
+    "is_enabled": ".pymc.pymc_hooks",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -18,16 +18,16 @@ OFF_THE_HIT_PATH = (
     "pymc.sampling.jax",
     "pytensor.link.jax.dispatch",
     "numpyro",
-    "pymc_aot.aot.graph",
-    "pymc_aot.aot.compiler",
+    "pymc_aot.aot.build.graph",
+    "pymc_aot.aot.build.compiler",
     # the store's writer and listings
     "diskcache",
     "pymc_aot.cache.candidates",
     "pymc_aot.cache.entry_record",
     # other entry points: from_posterior, out=, display
-    "pymc_aot.runtime.from_posterior",
-    "pymc_aot.aot.constrained",
-    "pymc_aot.runtime.zarr_store",
+    "pymc_aot.runtime.transforms.from_posterior",
+    "pymc_aot.aot.build.constrained",
+    "pymc_aot.runtime.streams.zarr_store",
     "pymc_aot.render",
 )
 model = ZOO["regression_data"]()

@@ -14,7 +14,7 @@ from zoo import regression_data
 from pymc_aot import aot, runtime
 
 compiles = []
-real_compile = aot.compiler.compile_transform
+real_compile = aot.build.compiler.compile_transform
 
 
 def counting_compile(*args, **kwargs):
@@ -24,7 +24,7 @@ def counting_compile(*args, **kwargs):
     return real_compile(*args, **kwargs)
 
 
-aot.compiler.compile_transform = counting_compile  # every compile, auto's candidates included
+aot.build.compiler.compile_transform = counting_compile  # every compile, auto's candidates included
 
 runtime.enable()
 model = regression_data()

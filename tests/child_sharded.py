@@ -29,14 +29,14 @@ if "--one-device" in sys.argv:
 from zoo import ZOO, draws_for  # noqa: E402
 
 from pymc_aot import runtime  # noqa: E402
-from pymc_aot.aot import entries  # noqa: E402
+from pymc_aot.aot.build import entries  # noqa: E402
 
 if forbid:
 
     def refuse(*_a, **_k):
         raise AssertionError("a compile happened on what should be a cache hit")
 
-    entries.compile_and_store = refuse  # not aot.compiler: importing it imports pymc.sampling.jax
+    entries.compile_and_store = refuse  # not aot.build.compiler: importing it imports pymc.sampling.jax
     jax.stages.Lowered.compile = refuse
     jax.stages.Traced.lower = refuse
 

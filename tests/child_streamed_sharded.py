@@ -15,7 +15,7 @@ import numpy as np
 from zoo import ZOO, draws_for
 
 from pymc_aot import runtime
-from pymc_aot.aot import entries
+from pymc_aot.aot.build import entries
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 if "--forbid-compile" in sys.argv:
@@ -23,7 +23,7 @@ if "--forbid-compile" in sys.argv:
     def refuse(*_a, **_k):
         raise AssertionError("a compile happened on what should be a cache hit")
 
-    entries.compile_and_store = refuse  # not aot.compiler: importing it imports pymc.sampling.jax
+    entries.compile_and_store = refuse  # not aot.build.compiler: importing it imports pymc.sampling.jax
     jax.stages.Lowered.compile = refuse
     jax.stages.Traced.lower = refuse
 

@@ -16,8 +16,8 @@ import numpy as np
 from reference import pymc_log_likelihood, pymc_posterior
 
 from pymc_aot import runtime
-from pymc_aot.aot.fingerprint import fingerprint_model
-from pymc_aot.runtime.modelref import load_model
+from pymc_aot.aot.identity.fingerprint import fingerprint_model
+from pymc_aot.runtime.cli.modelref import load_model
 
 
 def fixed_draws(model, seed: int, chains: int = 2, draws: int = 7) -> list[np.ndarray]:

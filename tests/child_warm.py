@@ -19,7 +19,7 @@ from zoo import ZOO, draws_for
 
 from pymc_aot import runtime
 
-HEAVY = ("pymc.sampling.jax", "pytensor.link.jax.dispatch", "numpyro", "pymc_aot.aot.graph", "pymc_aot.aot.compiler")
+HEAVY = ("pymc.sampling.jax", "pytensor.link.jax.dispatch", "numpyro", "pymc_aot.aot.build.graph", "pymc_aot.aot.build.compiler")
 mode, out_path, names = sys.argv[1], sys.argv[2], sys.argv[3:]
 models = {name: ZOO[name]() for name in names}
 draws = {name: draws_for(m, seed=3) for name, m in models.items()}
@@ -27,8 +27,8 @@ kinds = {"posterior": False, "log_likelihood": True}
 
 
 def digests() -> dict[str, str]:
-    from pymc_aot.aot.fingerprint import fingerprint_model
-    from pymc_aot.aot.request import make_request, value_signature
+    from pymc_aot.aot.build.request import make_request, value_signature
+    from pymc_aot.aot.identity.fingerprint import fingerprint_model
 
     found = {}
     for name, model in models.items():

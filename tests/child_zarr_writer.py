@@ -13,7 +13,7 @@ import time
 from zoo import ZOO, draws_for
 
 from pymc_aot import runtime
-from pymc_aot.runtime import zarr_store
+from pymc_aot.runtime.streams import zarr_store
 
 store, cache_dir = sys.argv[1:3]
 original = zarr_store.ZarrWriter.write

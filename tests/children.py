@@ -37,7 +37,7 @@ def forbid_compiles() -> None:
     def refuse(*_a: Any, **_k: Any) -> Any:
         raise AssertionError("a compile happened on what should be a cache hit")
 
-    aot.compiler.compile_transform = refuse
-    aot.compiler.build_transform = refuse
+    aot.build.compiler.compile_transform = refuse
+    aot.build.compiler.build_transform = refuse
     jax.stages.Lowered.compile = refuse
     jax.stages.Traced.lower = refuse

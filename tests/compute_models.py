@@ -11,7 +11,7 @@ from pymc.backends.arviz import coords_and_dims_for_inferencedata
 from zoo import draws_for
 
 from pymc_aot import runtime
-from pymc_aot.runtime.posterior_io import PYMC_MAJOR
+from pymc_aot.runtime.pymc.posterior_io import PYMC_MAJOR
 
 
 def two_observed(variant: int = 0) -> pm.Model:

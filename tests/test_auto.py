@@ -8,8 +8,8 @@ from reference import assert_same, pymc_log_likelihood, pymc_posterior
 from zoo import draws_for, regression_data
 
 from pymc_aot import aot, runtime
-from pymc_aot.aot.budget import MemoryBudgetError, resolve_budget
-from pymc_aot.aot.request import resolve_device
+from pymc_aot.aot.build.request import resolve_device
+from pymc_aot.aot.strategies.budget import MemoryBudgetError, resolve_budget
 from pymc_aot.cache import CacheStore
 
 
@@ -58,7 +58,7 @@ def test_choice_is_stored_and_reused_without_compiling(model, cache_dir, monkeyp
     runtime.clear_memo()
     before = runtime.COUNTERS.compiles
     # every compile, candidates included, goes through compiler.compile_transform
-    monkeypatch.setattr(aot.compiler, "compile_transform", lambda *a, **k: pytest.fail("a candidate was recompiled"))
+    monkeypatch.setattr(aot.build.compiler, "compile_transform", lambda *a, **k: pytest.fail("a candidate was recompiled"))
     again = aot.precompile(model, chains=2, draws=7, memory_budget="1GiB")
     runtime.postprocess(model, draws_for(model), memory_budget="1GiB")
     assert again.cached and again.strategy.startswith("auto:")

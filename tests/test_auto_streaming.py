@@ -8,8 +8,8 @@ from reference import assert_same, pymc_posterior
 from zoo import draws_for, regression_data
 
 from pymc_aot import aot, runtime
-from pymc_aot.aot import auto, stream_fit
-from pymc_aot.aot.budget import MemoryBudgetError
+from pymc_aot.aot.choice import auto, stream_fit
+from pymc_aot.aot.strategies.budget import MemoryBudgetError
 from pymc_aot.cache import CacheStore
 
 CHAINS, DRAWS = 2, 50
@@ -79,7 +79,7 @@ def test_a_choice_for_out_is_not_reused_in_memory_on_the_cpu_and_back(model, sam
     assert not any(isinstance(v, np.ndarray) for v in in_memory.values()), "device arrays: not streamed"
     assert_same(in_memory, pymc_posterior(model, samples))
     # both choices' candidates are stored now: flipping back re-ranks without compiling anything
-    monkeypatch.setattr(aot.compiler, "compile_transform", lambda *a, **k: pytest.fail("recompiled a candidate"))
+    monkeypatch.setattr(aot.build.compiler, "compile_transform", lambda *a, **k: pytest.fail("recompiled a candidate"))
     runtime.clear_memo()
     again = runtime.postprocess(model, samples, memory_budget="1GiB", out=tmp_path / "q.zarr")
     assert_same({k: np.asarray(v) for k, v in again.items()}, pymc_posterior(model, samples))

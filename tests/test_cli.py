@@ -175,7 +175,7 @@ def test_precompile_from_constrained_serves_compute_log_likelihood(capsys, tmp_p
 
     import pymc_aot
     from pymc_aot import runtime
-    from pymc_aot.runtime.modelref import load_model
+    from pymc_aot.runtime.cli.modelref import load_model
 
     root = str(tmp_path / "c")
     args = ("precompile", SCHOOLS, "--chains", "2", "--draws", "5", "--strategy", "vmap", "--cache-dir", root)

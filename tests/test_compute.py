@@ -15,8 +15,8 @@ from zoo import ZOO, draws_for
 
 import pymc_aot
 from pymc_aot import examples, runtime
-from pymc_aot.runtime.posterior_io import PYMC_MAJOR
-from pymc_aot.runtime.pymc_compute_hooks import SEAMS
+from pymc_aot.runtime.pymc.posterior_io import PYMC_MAJOR
+from pymc_aot.runtime.pymc.pymc_compute_hooks import SEAMS
 
 MODELS = {**ZOO, "two_observed": two_observed, "eight_schools": examples.eight_schools}
 WITH_DETERMINISTICS = [n for n, build in MODELS.items() if build().deterministics]

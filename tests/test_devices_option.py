@@ -20,10 +20,10 @@ from zoo import draws_for, regression_data
 
 import pymc_aot
 from pymc_aot.aot.compat import inference_groups, sampler_options
-from pymc_aot.aot.sharding import DeviceCountError, default_device_count
+from pymc_aot.aot.strategies.sharding import DeviceCountError, default_device_count
 from pymc_aot.cache import CacheStore
-from pymc_aot.runtime import sharded_input
-from pymc_aot.runtime.engine import from_posterior
+from pymc_aot.runtime.streams import sharded_input
+from pymc_aot.runtime.transforms.engine import from_posterior
 
 
 def _meshes(cache_dir) -> dict[str, str]:
@@ -143,4 +143,4 @@ def test_bad_devices_at_enable_are_refused_clearly(cache_dir):
         pymc_aot.enable(cache_dir=str(cache_dir), strategy="sharded(2)", devices=True)
     assert not pymc_aot.is_enabled()  # nothing was patched
     with pymc_aot.enabled(cache_dir=str(cache_dir), devices=2):  # auto may shard (on accelerators)
-        assert pymc_aot.runtime.pymc_hooks.STATE.options.devices == 2
+        assert pymc_aot.runtime.pymc.pymc_hooks.STATE.options.devices == 2

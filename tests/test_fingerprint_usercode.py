@@ -20,9 +20,9 @@ from zoo import ZOO
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pymc_aot.aot.describe import Describer
-from pymc_aot.aot.fingerprint import fingerprint_model
-from pymc_aot.aot.trust import is_versioned_class, is_versioned_function
+from pymc_aot.aot.identity.describe import Describer
+from pymc_aot.aot.identity.fingerprint import fingerprint_model
+from pymc_aot.aot.identity.trust import is_versioned_class, is_versioned_function
 
 
 def _describe(obj) -> tuple:
@@ -173,7 +173,7 @@ import pytensor.tensor as pt
 from pytensor.graph.rewriting.basic import node_rewriter
 from pytensor.tensor.rewriting.basic import register_canonicalize
 from zoo import scalars
-from pymc_aot.aot.fingerprint import fingerprint_model
+from pymc_aot.aot.identity.fingerprint import fingerprint_model
 
 before = fingerprint_model(scalars())
 
@@ -220,7 +220,7 @@ def test_zoo_descriptions_do_not_depend_on_whether_the_jax_backend_is_imported()
     # add nothing for models without user code, or a hit would key differently from its compile
     from pytensor.graph.traversal import ancestors
 
-    from pymc_aot.aot.dispatch import registrations
+    from pymc_aot.aot.identity.dispatch import registrations
 
     lazy = {"jax_funcify", "jax_funcify_scalar_op_via_py_operators"}
     for name, build in ZOO.items():

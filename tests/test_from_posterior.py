@@ -14,10 +14,10 @@ from compute_models import constrained_posterior, group, make_idata, two_observe
 import pymc_aot
 from pymc_aot import runtime
 from pymc_aot.aot import fingerprint_model, make_request
-from pymc_aot.aot.constrained import constrained_signature
-from pymc_aot.aot.spec import OutputSpec
-from pymc_aot.runtime.engine import from_posterior
-from pymc_aot.runtime.posterior_io import PYMC_MAJOR
+from pymc_aot.aot.build.constrained import constrained_signature
+from pymc_aot.aot.identity.spec import OutputSpec
+from pymc_aot.runtime.pymc.posterior_io import PYMC_MAJOR
+from pymc_aot.runtime.transforms.engine import from_posterior
 
 
 def untransformed() -> pm.Model:

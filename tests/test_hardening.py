@@ -144,7 +144,7 @@ def test_four_processes_at_once(tmp_path):
 def test_other_library_versions_never_load_and_clear_stale(cache_dir, monkeypatch, capsys):
     model = scalars()
     old = aot.precompile(model, chains=2, draws=5, strategy="vmap")
-    import pymc_aot.aot.key as key_module
+    import pymc_aot.aot.identity.key as key_module
 
     real = key_module.library_versions()
     monkeypatch.setattr(key_module, "library_versions", lambda: (("jax", "0.0.1"), *real[1:]))

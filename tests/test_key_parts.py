@@ -15,9 +15,9 @@ from twins import write_case
 from zoo import scalars
 
 from pymc_aot import aot
-from pymc_aot.aot import hostcpu, versions
+from pymc_aot.aot.identity import hostcpu, versions
 from pymc_aot.cache import CacheStore
-from pymc_aot.runtime.modelref import user_module_name
+from pymc_aot.runtime.cli.modelref import user_module_name
 
 
 def test_stored_key_names_kind_versions_and_cpu(cache_dir):
@@ -90,7 +90,7 @@ def test_cpu_features_keep_instruction_sets_only(tmp_path):
 
 def test_model_file_module_name_is_the_same_in_every_process(tmp_path):
     path = tmp_path / "model.py"
-    code = "from pathlib import Path; from pymc_aot.runtime.modelref import user_module_name as n; print(n(Path(%r)))"
+    code = "from pathlib import Path; from pymc_aot.runtime.cli.modelref import user_module_name as n; print(n(Path(%r)))"
     names = {
         subprocess.run([sys.executable, "-c", code % str(path)], capture_output=True, text=True, check=True).stdout.strip()
         for _ in range(2)

@@ -112,10 +112,10 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_graph_is_read():
     graph = import_graph(include_typing=False)
-    assert {"pymc_aot.aot.request", "pymc_aot.cache.entry", "pymc_aot.runtime.engine"} <= set(graph)
-    assert "pymc_aot.aot.resolve" in graph["pymc_aot.runtime.transform_cache"]
-    assert "pymc_aot.aot.compiler" in graph["pymc_aot.aot.entries"]  # from . import compiler
-    assert "pymc_aot.aot" in graph["pymc_aot.runtime.transform_cache"]  # the package a submodule import runs
+    assert {"pymc_aot.aot.build.request", "pymc_aot.cache.entry", "pymc_aot.runtime.transforms.engine"} <= set(graph)
+    assert "pymc_aot.aot.choice.resolve" in graph["pymc_aot.runtime.transforms.transform_cache"]
+    assert "pymc_aot.aot.build.compiler" in graph["pymc_aot.aot.build.entries"]  # from . import compiler
+    assert "pymc_aot.aot" in graph["pymc_aot.runtime.transforms.transform_cache"]  # the package a submodule import runs
 
 
 def test_find_cycle_finds_one():

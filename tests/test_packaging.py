@@ -14,7 +14,7 @@ def test_user_files_named_like_our_subpackages_do_not_shadow_them(tmp_path: Path
     (tmp_path / "runtime" / "__init__.py").write_text("raise RuntimeError('the user runtime/ was imported')\n")
     code = (
         "import sys, pymc_aot\n"
-        "from pymc_aot.aot import budget\n"
+        "from pymc_aot.aot.strategies import budget\n"
         "from pymc_aot.cache import CacheStore\n"
         "assert pymc_aot.CacheStore is CacheStore\n"
         "assert budget.parse_size('1KiB') == 1024\n"

@@ -161,7 +161,7 @@ def test_bad_option_refused_before_sampling(cache_dir):
 
 
 def test_cached_path_failure_falls_back_to_pymc(hooked, monkeypatch):
-    import pymc_aot.runtime.engine
+    import pymc_aot.runtime.transforms.engine
 
     model = simplex_ordered()
     runtime.disable()
@@ -171,7 +171,7 @@ def test_cached_path_failure_falls_back_to_pymc(hooked, monkeypatch):
     def broken(*_a, **_k):
         raise RuntimeError("simulated failure")
 
-    monkeypatch.setattr(pymc_aot.runtime.engine, "run_transform", broken)
+    monkeypatch.setattr(pymc_aot.runtime.transforms.engine, "run_transform", broken)
     with pytest.warns(RuntimeWarning, match="using PyMC's own path"):
         ours = _sample(model, "numpyro")
     assert_same_idata(stock, ours)

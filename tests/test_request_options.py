@@ -1,4 +1,4 @@
-"""The user's request keywords are written down once (``aot.options.RequestOptions``).
+"""The user's request keywords are written down once (``aot.build.options.RequestOptions``).
 
 Public functions forward theirs with ``RequestOptions.pick(locals())``; a keyword that is not a
 field would be dropped without a word, so each public signature is checked against the fields.
@@ -14,9 +14,9 @@ from zoo import draws_for, scalars
 
 import pymc_aot
 from pymc_aot.aot import make_request, value_signature
-from pymc_aot.aot.compare import compare
-from pymc_aot.aot.options import RequestOptions
-from pymc_aot.runtime.engine import from_posterior, postprocess
+from pymc_aot.aot.build.options import RequestOptions
+from pymc_aot.aot.choice.compare import compare
+from pymc_aot.runtime.transforms.engine import from_posterior, postprocess
 
 FIELDS = {f.name for f in dataclasses.fields(RequestOptions)}
 NOT_OPTIONS = {

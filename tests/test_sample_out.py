@@ -10,7 +10,7 @@ from zoo import regression_data, zerosum
 
 from pymc_aot import runtime
 from pymc_aot.aot.compat import inference_groups
-from pymc_aot.runtime.zarr_store import open_store
+from pymc_aot.runtime.streams.zarr_store import open_store
 
 FAST = {"draws": 110, "tune": 30, "chains": 2, "progressbar": False, "random_seed": 5}
 

@@ -21,15 +21,16 @@ from reference import assert_same, pymc_log_likelihood, pymc_posterior
 from zoo import ZOO, draws_for, regression_data
 
 from pymc_aot import aot, runtime
-from pymc_aot.aot import loader, sharding
+from pymc_aot.aot.build import loader
+from pymc_aot.aot.build.request import make_request, value_signature
+from pymc_aot.aot.choice.shard_fit import SHARD_RULE
 from pymc_aot.aot.compat import inference_groups, sampler_options
-from pymc_aot.aot.fingerprint import fingerprint_model
-from pymc_aot.aot.request import make_request, value_signature
-from pymc_aot.aot.shard_fit import SHARD_RULE
-from pymc_aot.aot.sharding import DeviceCountError, plan_mesh
-from pymc_aot.aot.strategies import get_strategy
+from pymc_aot.aot.identity.fingerprint import fingerprint_model
+from pymc_aot.aot.strategies import sharding
+from pymc_aot.aot.strategies.sharding import DeviceCountError, plan_mesh
+from pymc_aot.aot.strategies.strategies import get_strategy
 from pymc_aot.cache import CacheStore
-from pymc_aot.runtime import sharded_input
+from pymc_aot.runtime.streams import sharded_input
 
 HERE = Path(__file__).resolve().parent
 SHAPES = [(2, 8, 1), (2, 8, 2), (4, 6, 4), (3, 8, 2), (3, 7, 2)]

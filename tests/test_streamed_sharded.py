@@ -21,13 +21,13 @@ from reference import assert_same, pymc_log_likelihood, pymc_posterior
 from zoo import draws_for
 
 from pymc_aot import runtime
-from pymc_aot.aot import sharding
-from pymc_aot.aot.fingerprint import fingerprint_model
-from pymc_aot.aot.request import make_request, value_signature
-from pymc_aot.aot.shard_fit import SHARD_STREAM_RULE
+from pymc_aot.aot.build.request import make_request, value_signature
+from pymc_aot.aot.choice.shard_fit import SHARD_STREAM_RULE
+from pymc_aot.aot.identity.fingerprint import fingerprint_model
+from pymc_aot.aot.strategies import sharding
 from pymc_aot.cache import CacheStore
-from pymc_aot.runtime import streaming
-from pymc_aot.runtime.zarr_store import open_store
+from pymc_aot.runtime.streams import streaming
+from pymc_aot.runtime.streams.zarr_store import open_store
 
 HERE = Path(__file__).resolve().parent
 SHAPES = [(3, 8, 1, 5), (3, 8, 2, 10), (4, 5, 4, 8), (3, 8, 4, 16), (2, 3, 2, 40)]

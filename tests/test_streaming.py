@@ -11,7 +11,7 @@ from zoo import ZOO, draws_for
 from pymc_aot import runtime
 from pymc_aot.cache import CacheStore
 from pymc_aot.cache.entry import EntryMetadata
-from pymc_aot.runtime.streaming import HostArrays, chain_segments, stream
+from pymc_aot.runtime.streams.streaming import HostArrays, chain_segments, stream
 
 # 2 chains x 7 draws = 14 flattened draws: 7 and 14 divide it, 4 and 5 do not, 100 exceeds it
 BATCHES = ["streamed(7)", "streamed(14)", "streamed(4)", "streamed(5)", "streamed(100)"]

@@ -12,19 +12,19 @@ from zoo import draws_for, scalars
 
 from pymc_aot import aot, runtime
 from pymc_aot.cache import CacheStore
-from pymc_aot.runtime.engine import TransformCache
+from pymc_aot.runtime.transforms.engine import TransformCache
 
 
 def test_two_threads_postprocessing_one_new_model_compile_once(cache_dir, monkeypatch):
     model = scalars()
     samples = draws_for(model)
-    real = aot.compiler.compile_transform
+    real = aot.build.compiler.compile_transform
 
     def slow_compile(*args, **kwargs):
         time.sleep(0.5)  # keep the door open: without the per-digest lock the other thread compiles too
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(aot.compiler, "compile_transform", slow_compile)
+    monkeypatch.setattr(aot.build.compiler, "compile_transform", slow_compile)
     start = threading.Barrier(2)
     results: dict[int, dict] = {}
     errors: list[BaseException] = []

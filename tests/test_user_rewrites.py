@@ -1,4 +1,4 @@
-"""Which registered rewriters hold user code (``aot.rewrites``): every way of holding it is found.
+"""Which registered rewriters hold user code (``aot.identity.rewrites``): every way of holding it is found.
 
 The check skips the values it can tell are data by their class alone (plain values, classes,
 versioned ops); these tests pin that nothing holding user code is skipped with them.
@@ -18,9 +18,9 @@ from pytensor.graph.op import Op
 from pytensor.graph.rewriting.basic import FromFunctionNodeRewriter, NodeRewriter, node_rewriter
 from pytensor.tensor.rewriting.basic import local_useless_elemwise
 
-from pymc_aot.aot import rewrites
-from pymc_aot.aot.rewrites import _holds_user_code
-from pymc_aot.aot.trust import is_versioned_function
+from pymc_aot.aot.identity import rewrites
+from pymc_aot.aot.identity.rewrites import _holds_user_code
+from pymc_aot.aot.identity.trust import is_versioned_function
 
 
 class UserOp(Op):
@@ -121,7 +121,7 @@ def test_a_user_function_behind_a_partial_changes_the_fingerprint(monkeypatch):
     import pymc as pm
     from pytensor.graph.rewriting.db import SequenceDB
 
-    from pymc_aot.aot.fingerprint import fingerprint_model
+    from pymc_aot.aot.identity.fingerprint import fingerprint_model
 
     def replaced(fgraph, node):  # pragma: no cover - never run
         return [node.outputs[0]]

@@ -16,7 +16,7 @@ from reference import assert_same, pymc_log_likelihood, pymc_posterior
 from zoo import ZOO, draws_for
 
 from pymc_aot import runtime
-from pymc_aot.runtime.zarr_store import IncompleteStoreError, open_dataset, open_store
+from pymc_aot.runtime.streams.zarr_store import IncompleteStoreError, open_dataset, open_store
 
 HERE = Path(__file__).parent
 

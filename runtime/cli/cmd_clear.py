@@ -68,7 +68,7 @@ def _created(record: EntryRecord) -> float:
 
 def _is_stale(record: EntryRecord) -> bool:
     """Compiled for other library versions or key format, or metadata this schema cannot read."""
-    from ...aot.key import KEY_FORMAT, library_versions
+    from ...aot.identity.key import KEY_FORMAT, library_versions
 
     meta = record.schema
     if meta is None:

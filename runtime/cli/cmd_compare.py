@@ -8,8 +8,8 @@ from typing import Any
 import click
 
 from ...cache import CacheStore
-from ..modelref import ref_label
 from .errors import UserError, as_user_error
+from .modelref import ref_label
 from .options import PlotPathType, memory_budget_option, model_argument, shape_options
 from .progress import progress_display
 from .state import CliState, pass_state
@@ -51,7 +51,7 @@ def compare(
         setup(f"loading {model_ref}")
         model = state.load_model(model_ref)
         setup("importing jax")
-        from ...aot.compare import compare as compare_strategies
+        from ...aot.choice.compare import compare as compare_strategies
 
         setup.done(f"loaded {ref_label(model_ref)}")
         with as_user_error():

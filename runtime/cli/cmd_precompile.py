@@ -9,9 +9,9 @@ import click
 from ...cache import CacheStore
 from ...cache.entry import EntryMetadata
 from ...render import entry_table
-from ..modelref import ref_label
 from .catalog import entry_json
 from .errors import as_user_error
+from .modelref import ref_label
 from .options import memory_budget_option, model_argument, shape_options
 from .progress import progress_display
 from .state import CliState, pass_state

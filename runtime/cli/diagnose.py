@@ -91,7 +91,7 @@ def runtime() -> tuple[list[tuple[str, str]], list[str], Any]:
     import pymc.sampling.jax  # noqa: F401 - what a run imports: it sets XLA_FLAGS and jax_enable_x64
     import pytensor
 
-    from ...aot.request import resolve_device
+    from ...aot.build.request import resolve_device
 
     flags = os.environ.get("XLA_FLAGS", "")
     count = HOST_DEVICES.search(flags)
@@ -173,7 +173,7 @@ def _permission_problems(root: Path) -> list[str]:
 
 
 def _stale_problems(records: list[EntryRecord]) -> list[str]:
-    from ...aot.key import KEY_FORMAT, library_versions
+    from ...aot.identity.key import KEY_FORMAT, library_versions
 
     current = dict(library_versions())
     parts = {r.digest: meta.key if (meta := r.schema) is not None else {} for r in records}
@@ -214,7 +214,7 @@ def jax_cache(root: Path) -> tuple[list[tuple[str, str]], list[str]]:
 
 
 def budget(device: Any) -> tuple[list[tuple[str, str]], list[str]]:
-    from ...aot.budget import DEFAULT_FRACTION, available_memory, resolve_budget
+    from ...aot.strategies.budget import DEFAULT_FRACTION, available_memory, resolve_budget
 
     free = available_memory(device)
     chosen = resolve_budget(None, device)

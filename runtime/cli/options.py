@@ -17,7 +17,7 @@ class ModelRefType(click.ParamType):
     name = "MODEL"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from ..modelref import ModelRefError, split_ref
+        from .modelref import ModelRefError, split_ref
 
         try:
             split_ref(str(value))

@@ -20,8 +20,8 @@ class CliState:
 
     def load_model(self, ref: str) -> Any:
         """The ``pm.Model`` named by ``ref``; a mistake in it is one line (a traceback with --debug)."""
-        from ..modelref import ModelRefError, load_model
         from .errors import UserError
+        from .modelref import ModelRefError, load_model
 
         try:
             return load_model(ref)

@@ -1,0 +1,123 @@
+"""From a request to its entry in one step; ``precompile`` on top of it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from ...cache import CacheStore
+from ..build.entries import TransformEntry, fetch_or_compile
+from ..build.options import RequestOptions
+from ..build.request import Progress, TransformRequest, make_request, value_signature
+from ..identity.fingerprint import ModelFingerprint, fingerprint_model
+from ..identity.key import Signature
+from ..identity.spec import InputKind, OutputSpec, resolve_constrained_outputs
+from ..strategies.sharding import DeviceRequest
+from ..strategies.strategies import AUTO
+from . import auto
+
+
+def resolve(request: TransformRequest, store: CacheStore | None, progress: Progress | None = None) -> TransformEntry:
+    """The entry of ``request``, from ``store`` or compiled (and stored).
+
+    A concrete request is read or compiled; an ``auto`` request gets a strategy chosen under
+    its budget (or the stored choice), see :mod:`pymc_aot.aot.auto`. Every caller -- precompile,
+    the runtime -- goes through here, once per request.
+    """
+    if request.strategy is None:
+        return auto.choose(request, store, progress)
+    return fetch_or_compile(request, store, progress)
+
+
+def precompile(
+    model: Any,
+    *,
+    chains: int = 4,
+    draws: int = 1000,
+    strategy: str = AUTO,
+    batch_size: int | None = None,
+    var_names: Sequence[str] | None = None,
+    keep_untransformed: bool = False,
+    log_likelihood: bool = False,
+    backend: str | None = None,
+    cache: CacheStore | str | None = None,
+    progress: Progress | None = None,
+    model_name: str | None = None,
+    memory_budget: int | float | str | None = None,
+    to_disk: bool = False,
+    inputs: InputKind = "unconstrained",
+    devices: DeviceRequest = None,
+) -> TransformEntry:
+    """Compile the transform for ``chains`` x ``draws`` samples and store it in the cache.
+
+    If an identical entry is already stored, nothing is compiled and the stored entry is
+    returned with ``cached=True``. The entry comes without its executable (it is in the
+    store; ``runtime.postprocess`` loads it). ``model_name`` labels the entry for ``inspect`` (default:
+    ``model.name``); it is not part of the key.
+
+    ``strategy="auto"`` (the default) compiles candidates and keeps the fastest whose
+    predicted peak fits ``memory_budget`` (bytes, "12GiB", a fraction of the device's free
+    memory, or None for 80% of it); if none fits it raises ``MemoryBudgetError``.
+    ``to_disk=True``: choose for outputs written to disk (``postprocess(out=...)``).
+
+    ``inputs="constrained"`` compiles what ``pm.compute_deterministics`` (or, with
+    ``log_likelihood=True``, ``pm.compute_log_likelihood``) computes from ``idata.posterior``;
+    ``var_names`` then picks deterministics (observed variables) and ``keep_untransformed``
+    does not apply.
+
+    ``devices``: for ``strategy="sharded(B)"`` (or ``"streamed(B)"``), a device count or list (``aot.sharding``).
+    """
+    return precompile_with(
+        model, RequestOptions.pick(locals()), chains=chains, draws=draws, cache=cache, progress=progress, inputs=inputs
+    )
+
+
+def precompile_with(
+    model: Any,
+    options: RequestOptions,
+    *,
+    chains: int = 4,
+    draws: int = 1000,
+    cache: CacheStore | str | None = None,
+    progress: Progress | None = None,
+    inputs: InputKind = "unconstrained",
+) -> TransformEntry:
+    """:func:`precompile` with the request's options as one value (``compare`` and the hooks)."""
+    fp = fingerprint_model(model)
+    values, spec = _inputs_and_outputs(model, fp, chains, draws, inputs, options.var_names, options.log_likelihood)
+    request = make_request(model, values, options, fingerprint=fp, spec=spec)
+    store = cache if isinstance(cache, CacheStore) else CacheStore(cache)
+    try:
+        entry = resolve(request, store, progress)
+        if request.strategy is not None and entry.cached and not entry.metadata.requested:
+            from ...cache.candidates import mark_requested  # a write, never on a hit
+
+            mark_requested(store, entry.digest)  # auto compiled it as a candidate; now it was asked for
+    finally:
+        if store is not cache:
+            store.close()  # opened here, closed here
+    return dataclasses.replace(entry, payload=b"", executable=None)  # stored; nothing to hold on to
+
+
+def _inputs_and_outputs(
+    model: Any,
+    fp: ModelFingerprint,
+    chains: int,
+    draws: int,
+    inputs: InputKind,
+    var_names: Sequence[str] | None,
+    log_likelihood: bool,
+) -> tuple[Signature, OutputSpec | None]:
+    """The input signature and (for constrained inputs) the output spec of a precompile."""
+    if inputs == "unconstrained":
+        return value_signature(model, fp, chains, draws), None
+    if inputs == "constrained":
+        from ..build.constrained import constrained_signature
+
+        spec = resolve_constrained_outputs(model, var_names=var_names, log_likelihood=log_likelihood)
+        if not spec.names:
+            what = "observed variables" if log_likelihood else "deterministics"
+            raise ValueError(f"nothing to compile from the constrained posterior: the model has no {what}")
+        return constrained_signature(model, chains, draws), spec
+    raise ValueError(f"inputs: expected 'unconstrained' or 'constrained', got {inputs!r}")

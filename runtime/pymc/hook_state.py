@@ -1,0 +1,63 @@
+"""What ``enable`` was given, what it replaced, and the sampling call in progress."""
+
+from __future__ import annotations
+
+import contextvars
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...aot.build.options import RequestOptions
+
+
+@dataclass(frozen=True)
+class Options:
+    """What ``enable`` was given."""
+
+    cache_dir: str | None = None
+    strategy: str = "auto"
+    batch_size: int | None = None
+    memory_budget: int | float | str | None = None
+    jax_cache: bool = False
+    out: str | None = None
+    devices: Any = None
+    """For ``sharded(B)`` (and ``auto``): a device count or a list (``aot.sharding.DeviceRequest``)."""
+
+    def request_options(self, **changes: Any) -> RequestOptions:
+        """The request options these stand for (strategy, batch size, budget, devices, ``out``), with ``changes``."""
+        from ...aot.build.options import RequestOptions
+
+        base = RequestOptions(self.strategy, self.batch_size, memory_budget=self.memory_budget, devices=self.devices)
+        return base.replace(to_disk=self.out is not None, **changes)
+
+
+@dataclass
+class HookState:
+    """The options in force (None: not enabled), the replaced originals, JAX's cache settings."""
+
+    options: Options | None = None
+    originals: dict[str, Any] = field(default_factory=dict)
+    jax_config: dict[str, Any] = field(default_factory=dict)
+    warned: bool = False
+
+    def current(self) -> Options:
+        """The options in force, or the defaults."""
+        return self.options or Options()
+
+
+STATE = HookState()
+
+
+@dataclass(frozen=True)
+class ActiveSampling:
+    """The sampling call in progress: its model, the user's vectorize choice, the budget fixed
+    by the preflight (so a run that sampled for hours is not refused afterwards)."""
+
+    model: Any
+    vectorize: str | None
+    budget: int | None
+    written: dict[str, Path] = field(default_factory=dict)  # with out=: groups written to the store
+
+
+ACTIVE: contextvars.ContextVar[ActiveSampling | None] = contextvars.ContextVar("pymc_aot_active", default=None)

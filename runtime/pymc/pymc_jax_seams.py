@@ -1,0 +1,259 @@
+"""The replacements for the postprocessing seams of ``pymc.sampling.jax``.
+
+PyMC's ``sample_jax_nuts`` postprocesses in three module-level calls, which are the seams:
+
+* ``get_jaxified_graph(inputs=model.value_vars, outputs=vars_to_sample)`` -- while a
+  sampling call is active this returns a :class:`DeferredGraph` that remembers the model
+  and the outputs and only builds PyMC's function if someone calls it;
+* ``_postprocess_samples(jax_fn, raw_samples, backend, vectorize, donate)`` -- given a
+  ``DeferredGraph`` it runs the cached executable instead;
+* ``_get_log_likelihood(model, raw_samples, backend, vectorize)`` -- runs the cached
+  log-likelihood executable.
+
+``sample_jax_nuts`` (and its ``sample_numpyro_nuts`` / ``sample_blackjax_nuts`` partials)
+are wrapped only to know which model is being sampled and whether the user chose a
+``postprocessing_vectorize``. ``runtime.pymc_hooks`` installs these replacements;
+``disable()`` puts every original object back.
+
+PyMC 5.28 and 6.x have these seams with the same signatures (PyMC 6's ``_get_log_likelihood``
+goes through ``_postprocess_samples`` itself; it is replaced whole, so that does not matter).
+PyMC 6 changed only how ``pm.sample`` hands the driver options over (``nuts={...}``, lifted
+into ``sample_jax_nuts``'s keywords), so they reach the wrapper as keywords on both lines.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from pathlib import Path
+from typing import Any
+
+from .hook_state import ACTIVE, STATE, ActiveSampling
+
+SEAMS = (
+    "sample_jax_nuts",
+    "sample_numpyro_nuts",
+    "sample_blackjax_nuts",
+    "get_jaxified_graph",
+    "_postprocess_samples",
+    "_get_log_likelihood",
+)
+
+
+class DeferredGraph:
+    """Stands in for PyMC's jaxified posterior function; builds it only if called."""
+
+    def __init__(
+        self, model: Any, inputs: list[Any], outputs: list[Any], vectorize: str | None, budget: int | None = None
+    ) -> None:
+        self.model = model
+        self.inputs = inputs
+        self.outputs = outputs
+        self.vectorize = vectorize
+        self.budget = budget
+        self._fn: Any = None
+
+    def build(self) -> Any:
+        if self._fn is None:
+            self._fn = STATE.originals["get_jaxified_graph"](inputs=self.inputs, outputs=self.outputs)
+        return self._fn
+
+    def __call__(self, *args: Any) -> Any:
+        return self.build()(*args)
+
+
+def _strategy_for(vectorize: str | None) -> tuple[str, int | None]:
+    options = STATE.current()
+    if vectorize in ("vmap", "scan"):
+        return vectorize, None  # the user asked PyMC for one; ours of the same name
+    return options.strategy, options.batch_size
+
+
+def _run_cached(
+    model: Any,
+    samples: Any,
+    *,
+    kind: str,
+    names: tuple[str, ...],
+    backend: str | None,
+    vectorize: str | None,
+    budget: int | None = None,
+) -> dict[str, Any]:
+    from ...aot.identity.spec import OutputSpec
+    from ..streams.sharded_input import devices_for
+    from ..transforms.engine import run_transform
+
+    options = STATE.current()
+    strategy, batch_size = _strategy_for(vectorize)
+    active = ACTIVE.get()
+    out = options.out if active is not None else None
+    request = options.request_options(
+        strategy=strategy,
+        batch_size=batch_size,
+        log_likelihood=kind == "log_likelihood",
+        backend=backend,
+        memory_budget=budget if budget is not None else options.memory_budget,
+        devices=devices_for(strategy, samples, options.devices),  # parallel chains stay on their devices
+    )
+    spec = OutputSpec(kind, names)
+    result = run_transform(model, list(samples), request, cache=options.cache_dir, spec=spec, out=out)
+    if out is None or active is None:
+        return result
+    from .sample_out import placeholders
+
+    active.written[kind] = Path(out)
+    return placeholders(result)
+
+
+def _fallback_warning(what: str, exc: BaseException) -> None:
+    warnings.warn(
+        f"pymc-aot could not run the cached {what} ({type(exc).__name__}: {exc}); using PyMC's own path",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+
+
+def _get_jaxified_graph(inputs: Any = None, outputs: Any = None) -> Any:
+    active = ACTIVE.get()
+    original = STATE.originals["get_jaxified_graph"]
+    if active is None or outputs is None or inputs is None:
+        return original(inputs=inputs, outputs=outputs)
+    model, vectorize = active.model, active.vectorize
+    from ...aot.identity.spec import posterior_names
+
+    known = set(posterior_names(model))
+    if list(inputs) != list(model.value_vars) or not all(getattr(o, "name", None) in known for o in outputs):
+        return original(inputs=inputs, outputs=outputs)  # the sampler's logp, or someone else's graph
+    return DeferredGraph(model, list(inputs), list(outputs), vectorize, active.budget)
+
+
+def _postprocess_samples(
+    jax_fn: Any,
+    raw_mcmc_samples: Any,
+    postprocessing_backend: Any = None,
+    postprocessing_vectorize: Any = "vmap",
+    donate_samples: bool = False,
+) -> Any:
+    original = STATE.originals["_postprocess_samples"]
+    if isinstance(jax_fn, DeferredGraph):
+        names = tuple(o.name for o in jax_fn.outputs)
+        try:
+            result = _run_cached(
+                jax_fn.model,
+                raw_mcmc_samples,
+                kind="posterior",
+                names=names,
+                backend=postprocessing_backend,
+                vectorize=jax_fn.vectorize,
+                budget=jax_fn.budget,
+            )
+        except Exception as exc:  # noqa: BLE001 - never lose a sampling run to the cache
+            _fallback_warning("posterior transform", exc)
+            jax_fn = jax_fn.build()
+        else:
+            return [result[n] for n in names]
+    return original(
+        jax_fn,
+        raw_mcmc_samples,
+        postprocessing_backend=postprocessing_backend,
+        postprocessing_vectorize=postprocessing_vectorize,
+        donate_samples=donate_samples,
+    )
+
+
+def _get_log_likelihood(model: Any, samples: Any, backend: Any = None, postprocessing_vectorize: Any = "scan") -> Any:
+    active = ACTIVE.get()
+    names = tuple(rv.name for rv in model.observed_RVs)
+    vectorize = active.vectorize if active is not None else postprocessing_vectorize
+    budget = active.budget if active is not None else None
+    try:
+        return _run_cached(
+            model, samples, kind="log_likelihood", names=names, backend=backend, vectorize=vectorize, budget=budget
+        )
+    except Exception as exc:  # noqa: BLE001 - never lose a sampling run to the cache
+        _fallback_warning("log-likelihood", exc)
+        return STATE.originals["_get_log_likelihood"](model, samples, backend, postprocessing_vectorize)
+
+
+def _preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+    """With ``auto``: choose (and compile) the strategies before sampling; refuse what won't fit."""
+    options = STATE.current()
+    if options.strategy != "auto" or kwargs.get("postprocessing_vectorize") is not None:
+        return None
+    from ...aot.build.request import resolve_device
+    from ...aot.choice.resolve import precompile_with
+    from ...aot.identity.spec import posterior_names
+    from ...aot.strategies.budget import resolve_budget
+
+    draws = args[0] if args else kwargs.get("draws", 1000)
+    var_names = kwargs.get("var_names")
+    if var_names is not None:  # PyMC ignores names it does not know; so does the preflight
+        var_names = [n for n in posterior_names(model) if n in set(var_names)]
+    backend = kwargs.get("postprocessing_backend")
+    budget = resolve_budget(options.memory_budget, resolve_device(backend))
+    wanted = [False] + ([True] if (kwargs.get("idata_kwargs") or {}).get("log_likelihood") else [])
+    request = options.request_options(
+        var_names=var_names,
+        keep_untransformed=kwargs.get("keep_untransformed", False),
+        backend=backend,
+        memory_budget=budget,
+    )
+    shape = {"chains": kwargs.get("chains", 4), "draws": draws, "cache": options.cache_dir}
+    for log_likelihood in wanted:
+        precompile_with(model, request.replace(log_likelihood=log_likelihood), **shape)
+    return budget
+
+
+def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
+    import pymc as pm
+
+    model = pm.modelcontext(kwargs.get("model"))
+    budget = _preflight(model, args, kwargs)  # raises MemoryBudgetError before any sampling
+    active = ActiveSampling(model, kwargs.get("postprocessing_vectorize"), budget)
+    token = ACTIVE.set(active)
+    out = STATE.current().out
+    try:
+        if out is None:
+            return STATE.originals["sample_jax_nuts"](*args, **kwargs)
+        from .sample_out import sample_into_store
+
+        return sample_into_store(STATE.originals["sample_jax_nuts"], args, kwargs, model, active.written)
+    finally:
+        ACTIVE.reset(token)
+
+
+REPLACEMENTS = {
+    "sample_jax_nuts": _sample_jax_nuts,
+    "sample_numpyro_nuts": functools.partial(_sample_jax_nuts, nuts_sampler="numpyro"),
+    "sample_blackjax_nuts": functools.partial(_sample_jax_nuts, nuts_sampler="blackjax"),
+    "get_jaxified_graph": _get_jaxified_graph,
+    "_postprocess_samples": _postprocess_samples,
+    "_get_log_likelihood": _get_log_likelihood,
+}
+
+
+def seams_present(module: Any) -> bool:
+    import inspect
+
+    if not all(callable(getattr(module, name, None)) for name in SEAMS):
+        return False
+    expected = {
+        "sample_jax_nuts": {"model", "postprocessing_vectorize", "postprocessing_backend"},
+        "get_jaxified_graph": {"inputs", "outputs"},
+        "_postprocess_samples": {
+            "jax_fn",
+            "raw_mcmc_samples",
+            "postprocessing_backend",
+            "postprocessing_vectorize",
+            "donate_samples",
+        },
+        "_get_log_likelihood": {"model", "samples", "backend", "postprocessing_vectorize"},
+    }
+    for name, params in expected.items():
+        try:
+            found = set(inspect.signature(getattr(module, name)).parameters)
+        except (TypeError, ValueError):
+            return False
+        if not params <= found:
+            return False
+    return True
