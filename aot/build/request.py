@@ -16,13 +16,13 @@ import jax
 import numpy as np
 import pytensor
 
-from ..strategies.budget import resolve_budget
 from ..identity.fingerprint import ModelFingerprint, fingerprint_model
 from ..identity.key import Signature, TransformKey, make_key
-from .options import RequestOptions
-from ..strategies.sharding import DeviceRequest, auto_mesh, ensure_host_devices, plan_mesh
 from ..identity.spec import OutputSpec, resolve_outputs
+from ..strategies.budget import resolve_budget
+from ..strategies.sharding import DeviceRequest, auto_mesh, ensure_host_devices, plan_mesh
 from ..strategies.strategies import AUTO, Strategy, get_strategy
+from .options import RequestOptions
 
 Progress = Callable[[str], None]
 """Told each step of a build ("building graph", "lowering", ...); a hit says nothing."""
