@@ -1,8 +1,10 @@
-"""The import graph of pymc_aot's own modules, read from the source: no circles, layers one way.
+"""The import graph of pymc_aot's own modules, read from the source: no circles, rooms one way.
 
 Layers: cache <- aot <- runtime (and the CLI in runtime). cache/ imports neither aot/ nor
-runtime/ nor jax/pymc; aot/ never imports runtime/. Imports inside functions count (a lazy
-import is still a dependency); imports under ``if TYPE_CHECKING:`` count for the layers only.
+runtime/ nor jax/pymc; aot/ never imports runtime/. Inside aot/ and runtime/, each subpackage
+(a room, see ROOMS) imports only its own room and the rooms below it. Imports inside
+functions count (a lazy import is still a dependency); imports under ``if TYPE_CHECKING:``
+count for the layers and rooms, and no circle may close even through them.
 """
 
 from __future__ import annotations
@@ -16,6 +18,24 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = {"jax", "jaxlib", "pymc", "pytensor", "numpyro"}
+ROOMS = (
+    ("pymc_aot.lazy",),
+    ("pymc_aot.cache",),
+    ("pymc_aot.render", "pymc_aot.plot", "pymc_aot.examples"),  # display helpers over the cache
+    ("pymc_aot.aot.compat",),  # PyMC 5 / 6 differences: a leaf
+    ("pymc_aot.aot.strategies",),  # how draws are run, the memory budget
+    ("pymc_aot.aot.identity",),  # the model hash and the key (the key names the strategy)
+    ("pymc_aot.aot.build",),  # request -> graph -> compiled, stored entry
+    ("pymc_aot.aot.choice",),  # resolve, auto and its fits, compare
+    ("pymc_aot.aot",),  # aot/__init__.py: the lazy facade over its rooms
+    ("pymc_aot.runtime.streams",),  # batches of draws through a transform, the Zarr sink
+    ("pymc_aot.runtime.transforms",),  # the in-process transform cache, postprocess()
+    ("pymc_aot.runtime.pymc",),  # PyMC's seams: enable()
+    ("pymc_aot.runtime.cli",),  # the pymc-aot command
+    ("pymc_aot.runtime",),  # runtime/__init__.py: the lazy facade
+    ("pymc_aot", "pymc_aot.__main__"),  # the top facade and ``python -m pymc_aot`` (named exactly)
+)
+"""Rooms, lowest first: a module imports only its own room and the rooms before it."""
 
 
 def _modules() -> dict[str, Path]:
@@ -123,9 +143,55 @@ def test_find_cycle_finds_one():
     assert find_cycle({"a": {"b", "x"}, "b": {"c"}, "c": set()}) is None
 
 
-def test_no_import_circles():
-    cycle = find_cycle(import_graph(include_typing=False))
+@pytest.mark.parametrize("include_typing", [False, True], ids=["run-time", "type-checking"])
+def test_no_import_circles(include_typing):
+    cycle = find_cycle(import_graph(include_typing=include_typing))
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def room_of(module: str) -> int:
+    """The rank of ``module``'s room in ROOMS (the longest prefix that names it)."""
+    ranks = [
+        (len(p), i)
+        for i, room in enumerate(ROOMS)
+        for p in room
+        if module == p or (p != "pymc_aot" and module.startswith(p + "."))
+    ]
+    if not ranks:
+        raise LookupError(f"{module} is in no room of ROOMS (declare a new subpackage there)")
+    return max(ranks)[1]
+
+
+def room_violations(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """Edges from a module to one of our modules in a higher room."""
+    ours = set(MODULES)
+    return {(m, t) for m, targets in graph.items() for t in targets if t in ours and room_of(t) > room_of(m)}
+
+
+def test_every_module_has_a_room():
+    assert all(room_of(m) >= 0 for m in MODULES)
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    declared = {p for room in ROOMS for p in room}
+    assert set(packages) - {"pymc_aot.cache"} <= declared | {"pymc_aot"}, "a package without a room"
+
+
+def test_rooms_point_one_way():
+    wrong = room_violations(import_graph(include_typing=True))
+    assert not wrong, "imports into a higher room: " + ", ".join(f"{m} -> {t}" for m, t in sorted(wrong))
+
+
+def test_an_import_into_a_higher_room_is_caught():
+    graph = import_graph(include_typing=True)
+    graph["pymc_aot.aot.identity.key"] = graph["pymc_aot.aot.identity.key"] | {"pymc_aot.aot.build.request"}
+    graph["pymc_aot.runtime.streams.streaming"] = graph["pymc_aot.runtime.streams.streaming"] | {
+        "pymc_aot.runtime.transforms.engine"
+    }
+    assert room_violations(graph) == {
+        ("pymc_aot.aot.identity.key", "pymc_aot.aot.build.request"),
+        ("pymc_aot.runtime.streams.streaming", "pymc_aot.runtime.transforms.engine"),
+    }
+    with pytest.raises(LookupError, match="in no room"):
+        room_of("pymc_aot.nowhere")
 
 
 @pytest.mark.parametrize(

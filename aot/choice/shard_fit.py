@@ -44,7 +44,7 @@ from ..strategies.strategies import Strategy, get_strategy
 from .stream_fit import STREAM_BATCH_BYTES, fit_by_halving, is_streamed_over_devices, largest_divisor
 
 if TYPE_CHECKING:
-    from .auto import _Search
+    from .search import Search
 
 SHARD_RULE = "sharded: nothing fits one device; largest batch whose per-device peak fits (several accelerators)"
 SHARD_STREAM_RULE = "streamed over devices: not even streamed fits one device; largest batch that fits each device"
@@ -74,7 +74,7 @@ def stream_shard_batch(per_device_draws: int, devices: int, probe: EntryMetadata
     return largest_divisor(per_device_draws, limit) if limit >= 1 else 1
 
 
-def _auto_mesh(search: _Search) -> MeshPlan | None:
+def _auto_mesh(search: Search) -> MeshPlan | None:
     request = search.request
     return auto_mesh(request.devices, request.device, *request.key.chains_draws)
 
@@ -86,7 +86,7 @@ def _sized(name: str, b: int) -> Strategy:
 
 
 def _fit_on_auto_mesh(
-    search: _Search, first: Callable[[int, int], int], make: Callable[[int, MeshPlan], Strategy]
+    search: Search, first: Callable[[int, int], int], make: Callable[[int, MeshPlan], Strategy]
 ) -> bool:
     """Compile candidates over ``auto``'s mesh, halving the per-device batch from ``first(per
     device draws, mesh size)``; False where ``auto`` does not shard."""
@@ -104,7 +104,7 @@ def _fit_on_auto_mesh(
     return True
 
 
-def sharded_candidates(search: _Search, probe: EntryMetadata) -> list[Candidate]:
+def sharded_candidates(search: Search, probe: EntryMetadata) -> list[Candidate]:
     """Compile ``sharded(B)`` over ``auto``'s mesh; none where ``auto`` does not shard."""
     if not _fit_on_auto_mesh(
         search, lambda n, d: shard_batch(n, d, probe, search.budget), lambda b, _: _sized("sharded", b)
@@ -113,7 +113,7 @@ def sharded_candidates(search: _Search, probe: EntryMetadata) -> list[Candidate]
     return [c for c in search.weighed() if is_sharded(c.strategy)]
 
 
-def streamed_sharded_candidates(search: _Search, probe: EntryMetadata) -> list[Candidate]:
+def streamed_sharded_candidates(search: Search, probe: EntryMetadata) -> list[Candidate]:
     """Compile ``streamed(B)`` over ``auto``'s mesh (B/D draws per device a call); none where
     ``auto`` does not shard."""
     if not _fit_on_auto_mesh(

@@ -15,7 +15,7 @@ from ..strategies.budget import DEFAULT_FRACTION, available_memory, exact_size
 
 if TYPE_CHECKING:
     from ..strategies.strategies import Strategy
-    from .auto import _Search
+    from .search import Search
 
 STREAM_BATCH_BYTES = 16 * 1024**2
 """A streamed batch's outputs stay under this: bounded host buffers and Zarr chunks."""
@@ -38,7 +38,7 @@ def is_streamed_over_devices(label: str) -> bool:
 
 
 def fit_by_halving(
-    search: _Search, b: int, strategy_for: Callable[[int], Strategy], halve: Callable[[int], int]
+    search: Search, b: int, strategy_for: Callable[[int], Strategy], halve: Callable[[int], int]
 ) -> None:
     """Compile ``strategy_for(b)``; while its device peak does not fit the budget, try
     ``halve(b)`` instead (twice at most)."""

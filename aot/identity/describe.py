@@ -14,13 +14,13 @@ import functools
 import hashlib
 import types
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from pytensor.graph.op import Op
 
 from . import instances, usercode
+from .describer import DescribeState
 from .dispatch import registrations
 from .trust import is_a, is_versioned_class, is_versioned_module, resolves_to, versioned_caches
 
@@ -28,7 +28,6 @@ _PRIMITIVES = (type(None), bool, int, float, complex, str, bytes)
 _SEQUENCES = (list, tuple)
 _MAPPINGS = (dict, OrderedDict, types.MappingProxyType)
 _SINGLETONS = (type(Ellipsis), type(NotImplemented))
-MAX_REASONS = 8
 MAX_USER_OBJECTS = 20_000
 """More objects than this in user code: too much to describe on a cache hit, key on the program instead."""
 
@@ -42,22 +41,6 @@ def array_digest(data: Any) -> str:
     if arr.dtype == object:
         raise TypeError("object arrays are described element by element")
     return short_hash(str(arr.dtype), arr.shape, hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest())
-
-
-@dataclass(eq=False)  # never compared
-class DescribeState:
-    """What one fingerprint learned while describing: why it is not exact, and where it is."""
-
-    reasons: list[str] = field(default_factory=list)
-    where: str = ""
-    path: list[str] = field(default_factory=list)
-    user_objects: int = 0
-
-    def unsure(self, why: str) -> None:
-        trail = " > ".join(self.path)
-        reason = ": ".join(p for p in (self.where, trail, why) if p)
-        if reason not in self.reasons and len(self.reasons) < MAX_REASONS:
-            self.reasons.append(reason)
 
 
 class Describer:

@@ -25,7 +25,8 @@ from pytensor.graph.op import HasInnerGraph
 from pytensor.tensor.variable import TensorVariable
 
 from ..compat import is_inner_graph
-from .describe import Describer, DescribeState, short_hash
+from .describe import Describer, short_hash
+from .describer import DescribeState
 from .instances import has_inner_graph
 from .rewrites import user_rewrites
 from .trust import is_a, is_versioned_class
