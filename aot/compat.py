@@ -5,7 +5,7 @@ these names instead of checking versions. Checked as identical on both lines (no
 needed): ``jax.experimental.serialize_executable`` (``serialize`` and
 ``deserialize_and_load(..., backend=, execution_devices=)``), ``Compiled.memory_analysis()``
 and ``cost_analysis()`` (jax 0.10 and 0.12), ``pytensor.graph.traversal`` (pytensor 2.38 and
-3.x), and the seams of ``pymc.sampling.jax`` that ``runtime.pymc_hooks`` replaces.
+3.x), and the seams of ``pymc.sampling.jax`` that ``runtime.pymc.pymc_hooks`` replaces.
 """
 
 from __future__ import annotations

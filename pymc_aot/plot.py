@@ -32,7 +32,7 @@ def require_matplotlib() -> None:
 
 
 def comparison_figure(comparison: Any) -> Any:
-    """A ``matplotlib.figure.Figure`` of an ``aot.compare.Comparison``."""
+    """A ``matplotlib.figure.Figure`` of an ``aot.choice.compare.Comparison``."""
     require_matplotlib()
     from matplotlib.figure import Figure
 

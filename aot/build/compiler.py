@@ -78,7 +78,7 @@ def compile_transform(
     for all its candidates); its build time then counts as zero."""
     strategy, key = request.strategy, request.key
     if strategy is None:
-        raise ValueError("an auto request is resolved to a strategy before compiling (aot.resolve)")
+        raise ValueError("an auto request is resolved to a strategy before compiling (aot.choice.resolve)")
     say = progress or (lambda _: None)
     t0 = time.perf_counter()
     if graph is None:

@@ -33,7 +33,8 @@ class RequestOptions:
     model_name: str | None = None
     to_disk: bool = False
     devices: Any = None
-    """For ``sharded(B)`` and ``streamed(B)``: a device count or a list of devices (``aot.sharding.DeviceRequest``)."""
+    """For ``sharded(B)`` and ``streamed(B)``: a device count or a list of devices
+    (``aot.strategies.sharding.DeviceRequest``)."""
 
     @classmethod
     def pick(cls, arguments: Mapping[str, Any]) -> RequestOptions:

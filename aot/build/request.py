@@ -48,7 +48,7 @@ class TransformRequest:
     """Everything needed to build, key and store one transform.
 
     ``strategy`` None is ``auto``: a strategy is still to be chosen, under ``budget`` bytes
-    (see :func:`pymc_aot.aot.resolve.resolve`). ``model_name`` labels the stored entry for
+    (see :func:`pymc_aot.aot.choice.resolve.resolve`). ``model_name`` labels the stored entry for
     ``inspect``; it is not part of the key.
     """
 
@@ -126,11 +126,11 @@ def make_request(
     """The request for ``model``'s transform of inputs shaped ``values``.
 
     ``options`` (default: all defaults), with ``changes`` as keywords (``strategy="vmap"``, ...),
-    see :class:`~pymc_aot.aot.options.RequestOptions`. ``memory_budget`` is resolved here, once,
+    see :class:`~pymc_aot.aot.build.options.RequestOptions`. ``memory_budget`` is resolved here, once,
     and only for ``strategy="auto"``: bytes, a size ("12GiB"), a fraction of the device's free
     memory, or None for 80% of it. ``spec`` overrides the outputs the options name.
     ``devices``: for ``sharded(B)`` (and ``streamed(B)``), a device count or a list of devices
-    (see ``aot.sharding``).
+    (see ``aot.strategies.sharding``).
     """
     match_floatx()
     opts = (options or RequestOptions()).replace(**changes)

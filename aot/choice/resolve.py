@@ -22,7 +22,7 @@ def resolve(request: TransformRequest, store: CacheStore | None, progress: Progr
     """The entry of ``request``, from ``store`` or compiled (and stored).
 
     A concrete request is read or compiled; an ``auto`` request gets a strategy chosen under
-    its budget (or the stored choice), see :mod:`pymc_aot.aot.auto`. Every caller -- precompile,
+    its budget (or the stored choice), see :mod:`pymc_aot.aot.choice.auto`. Every caller -- precompile,
     the runtime -- goes through here, once per request.
     """
     if request.strategy is None:
@@ -66,7 +66,8 @@ def precompile(
     ``var_names`` then picks deterministics (observed variables) and ``keep_untransformed``
     does not apply.
 
-    ``devices``: for ``strategy="sharded(B)"`` (or ``"streamed(B)"``), a device count or list (``aot.sharding``).
+    ``devices``: for ``strategy="sharded(B)"`` (or ``"streamed(B)"``), a device count or list
+    (``aot.strategies.sharding``).
     """
     return precompile_with(
         model, RequestOptions.pick(locals()), chains=chains, draws=draws, cache=cache, progress=progress, inputs=inputs

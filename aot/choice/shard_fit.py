@@ -22,7 +22,7 @@ The rule (evidence: ``bench/sharded.py``, BENCHMARKS.md "Sharded"):
 from its block of the inputs, every piece copied off the device) follows the same rule:
 
 - CPU: never a candidate, for the reasons above (and in memory, streaming on the CPU gains
-  nothing; see ``aot.auto``). ``strategy="streamed(B)", devices=N`` is there to be asked for.
+  nothing; see ``aot.choice.auto``). ``strategy="streamed(B)", devices=N`` is there to be asked for.
 - Several accelerators: the last fallback, weighed only where ``streamed(B)`` on one device
   does not fit either (its inputs are what does not fit: over D devices each holds 1/D of
   the samples, the data whole, and two batches of B/D draws). Not chosen for speed.

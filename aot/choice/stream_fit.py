@@ -1,4 +1,4 @@
-"""How large a streamed batch may be, and where its outputs may go (see ``aot.auto``'s rule)."""
+"""How large a streamed batch may be, and where its outputs may go (see ``aot.choice.auto``'s rule)."""
 
 from __future__ import annotations
 

@@ -2,9 +2,9 @@
 
 A description is a nested tuple of plain values that is equal in two processes exactly when
 the objects compute the same thing. What may be trusted by name is decided in
-``aot.trust``; user code is described deeply by ``aot.usercode``. An object that cannot be
+``aot.identity.trust``; user code is described deeply by ``aot.identity.usercode``. An object that cannot be
 described exactly is never guessed at: it is recorded in :class:`DescribeState` (``reasons``)
-and the model falls back to a key that cannot lie (``aot.lowered_key``).
+and the model falls back to a key that cannot lie (``aot.build.lowered_key``).
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ Each variable gets a token from its type, name and, recursively, the op and inpu
 made it; constants are hashed by content, shared variables (``pm.Data``) by type and
 position only, because their values are runtime arguments of the executable.
 
-Ops, types and transforms are described by ``aot.describe``: versioned ones by their
+Ops, types and transforms are described by ``aot.identity.describe``: versioned ones by their
 declared parameters, user code deeply, with the dispatch registrations of every op type.
 Whatever cannot be described exactly makes the fingerprint inexact (``exact=False`` and
-``reasons``); such a model is keyed on its lowered program instead (``aot.lowered_key``).
+``reasons``); such a model is keyed on its lowered program instead (``aot.build.lowered_key``).
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ class ModelFingerprint:
     how executables refer to their data arguments. ``exact`` is False when something in the
     model could not be described deterministically (``reasons`` says what, for people);
     ``key_kind`` says what ``model_hash`` hashes: the graph ("structural") or, for inexact
-    models, the lowered StableHLO program ("lowered", see ``aot.lowered_key``).
+    models, the lowered StableHLO program ("lowered", see ``aot.build.lowered_key``).
     """
 
     model_hash: str

@@ -101,7 +101,7 @@ def make_key(
     """The key for ``spec`` compiled with ``strategy`` for inputs ``values`` on ``device``.
 
     ``strategy`` None keys the ``auto`` entry: the choice made for these inputs, and
-    ``auto_mesh`` the devices it may shard over (see ``aot.shard_fit``), if any."""
+    ``auto_mesh`` the devices it may shard over (see ``aot.choice.shard_fit``), if any."""
     mesh = strategy.mesh if strategy is not None else auto_mesh
     platform = str(device.platform)
     return TransformKey(

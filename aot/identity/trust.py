@@ -1,6 +1,6 @@
 """Which code the fingerprint may trust by name: code shipped in a package whose version is in the key.
 
-Everything else is *user code* and is described deeply (see ``aot.usercode``). A class or
+Everything else is *user code* and is described deeply (see ``aot.identity.usercode``). A class or
 function counts as versioned only if it really lives in such a package: a class must be
 reachable under its module and qualified name (classes made on the fly, as PyMC's
 ``CustomDist`` makes one per variable, are not), a function's code must come from a file

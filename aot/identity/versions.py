@@ -10,7 +10,7 @@ import platform
 
 _PACKAGES = ("pymc_aot", "pymc_aot.aot", "pymc_aot.cache", "pymc_aot.runtime")
 VERSIONED = ("python", "jax", "jaxlib", "pytensor", "pymc", "numpy", "scipy", "pymc-aot")
-"""Keep in step with ``aot.trust.VERSIONED_PACKAGES``: code there is trusted by name."""
+"""Keep in step with ``aot.identity.trust.VERSIONED_PACKAGES``: code there is trusted by name."""
 
 
 def _python_files(root: str) -> list[tuple[str, ...]]:

@@ -30,7 +30,7 @@ PYMC_HOST_DEVICES = 100
 """What ``import pymc.sampling.jax`` forces (``--xla_force_host_platform_device_count``)."""
 
 SHARD_ON_CPU = False
-"""Whether ``auto`` weighs ``sharded`` on the CPU backend (tests set it; see ``aot.shard_fit``)."""
+"""Whether ``auto`` weighs ``sharded`` on the CPU backend (tests set it; see ``aot.choice.shard_fit``)."""
 
 DeviceRequest = int | Sequence[Any] | None
 """``devices=``: a count, a list of jax devices, or None for the default (see below)."""
@@ -180,7 +180,7 @@ def plan_mesh(devices: DeviceRequest, platform: str, chains: int, draws: int) ->
 
 def auto_mesh(devices: DeviceRequest, device: Any, chains: int, draws: int) -> MeshPlan | None:
     """The mesh ``auto`` may shard over when nothing fits one device; None where it does not
-    (the CPU: measured no faster there, see ``aot.shard_fit``; or a single device)."""
+    (the CPU: measured no faster there, see ``aot.choice.shard_fit``; or a single device)."""
     if device.platform == "cpu" and not SHARD_ON_CPU:
         return None
     plan = plan_mesh(devices, device.platform, chains, draws)

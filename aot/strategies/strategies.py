@@ -3,7 +3,7 @@
 Each strategy turns ``f(*values, *data) -> tuple`` into ``g(*values, *data) -> tuple`` over
 whole sample arrays; data arguments are broadcast, never mapped. ``streamed(B)`` is the
 exception: ``g(start, *values, *data)`` computes the one batch of B flattened draws that
-begins at ``start``, and the runtime (``runtime/streaming.py``) calls it once per batch;
+begins at ``start``, and the runtime (``runtime/streams/streaming.py``) calls it once per batch;
 over D devices (``devices=``) each computes B/D of it from its own block of the samples.
 """
 
@@ -53,7 +53,7 @@ class Strategy:
 
     @property
     def streams(self) -> bool:
-        """One call computes one batch; the caller loops (``runtime/streaming.py``)."""
+        """One call computes one batch; the caller loops (``runtime/streams/streaming.py``)."""
         return self.name == "streamed"
 
     @property
@@ -226,7 +226,7 @@ def _sharded(f: PerDraw, n_values: int, batch_size: int | None, mesh: MeshPlan) 
 def _streamed_sharded(f: PerDraw, n_values: int, batch_size: int | None, mesh: MeshPlan) -> Batched:
     """``streamed(B)`` over ``mesh``: each device computes B/D draws of its own block, from
     ``start`` *within that block*; the ``(B, ...)`` batch comes back split along its rows
-    (rows ``d*B/D ..`` are device d's; ``runtime/streaming.py`` puts each where it belongs)."""
+    (rows ``d*B/D ..`` are device d's; ``runtime/streams/streaming.py`` puts each where it belongs)."""
     assert batch_size is not None and batch_size % mesh.size == 0
     return mesh.on_blocks(_streamed(f, n_values, batch_size // mesh.size), 1, n_values, mesh.row_spec)
 
@@ -256,7 +256,7 @@ _DESCRIPTIONS = {  # chain_map, draw_map, donate
 STRATEGY_NAMES: tuple[str, ...] = tuple(_BUILDERS)
 
 AUTO = "auto"
-"""Not a vectorization: the request to choose one (see ``aot.auto``)."""
+"""Not a vectorization: the request to choose one (see ``aot.choice.auto``)."""
 
 
 def _parse_sized(name: str) -> tuple[str, int | None]:
@@ -274,7 +274,7 @@ def get_strategy(name: str, batch_size: int | None = None) -> Strategy | None:
     """The strategy called ``name``; ``batched`` and ``streamed`` need ``batch_size``
     (also written ``"batched(B)"``, ``"streamed(B)"``).
 
-    ``"auto"`` gives None: no strategy yet, one is to be chosen (see ``aot.auto``)."""
+    ``"auto"`` gives None: no strategy yet, one is to be chosen (see ``aot.choice.auto``)."""
     name, size = _parse_sized(name)
     batch_size = size if size is not None else batch_size
     if name == AUTO:

@@ -22,7 +22,7 @@ class Options:
     jax_cache: bool = False
     out: str | None = None
     devices: Any = None
-    """For ``sharded(B)`` (and ``auto``): a device count or a list (``aot.sharding.DeviceRequest``)."""
+    """For ``sharded(B)`` (and ``auto``): a device count or a list (``aot.strategies.sharding.DeviceRequest``)."""
 
     def request_options(self, **changes: Any) -> RequestOptions:
         """The request options these stand for (strategy, batch size, budget, devices, ``out``), with ``changes``."""

@@ -1,8 +1,8 @@
 """Transparent reuse inside ``pm.sample(nuts_sampler="numpyro"|"blackjax")``: enable, disable.
 
 ``enable`` replaces the seams of ``pymc.sampling.jax`` with those of
-``runtime/pymc_jax_seams.py`` (and ``pm.compute_log_likelihood`` / ``compute_deterministics``
-with ``runtime/pymc_compute_hooks.py``); ``disable`` puts every original object back.
+``runtime/pymc/pymc_jax_seams.py`` (and ``pm.compute_log_likelihood`` / ``compute_deterministics``
+with ``runtime/pymc/pymc_compute_hooks.py``); ``disable`` puts every original object back.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def enable(
     ``jax_cache=True`` also points JAX's persistent compilation cache into the pymc-aot
     cache root, so the samplers' own compiles are reused across processes. ``out``: a Zarr
     store; the posterior (and log-likelihood) are streamed into it and the InferenceData's
-    groups read from it lazily (see ``runtime/sample_out.py``). ``devices``: with
+    groups read from it lazily (see ``runtime/pymc/sample_out.py``). ``devices``: with
     ``strategy="sharded(B)"`` or ``"streamed(B)"`` (or ``auto``, which may shard on accelerators), a device count or
     a list of devices, checked here; it reaches ``pm.compute_log_likelihood`` /
     ``compute_deterministics`` too. In ``pm.sample`` the devices the samples already live on

@@ -12,7 +12,7 @@ PyMC's ``sample_jax_nuts`` postprocesses in three module-level calls, which are 
 
 ``sample_jax_nuts`` (and its ``sample_numpyro_nuts`` / ``sample_blackjax_nuts`` partials)
 are wrapped only to know which model is being sampled and whether the user chose a
-``postprocessing_vectorize``. ``runtime.pymc_hooks`` installs these replacements;
+``postprocessing_vectorize``. ``runtime.pymc.pymc_hooks`` installs these replacements;
 ``disable()`` puts every original object back.
 
 PyMC 5.28 and 6.x have these seams with the same signatures (PyMC 6's ``_get_log_likelihood``

@@ -93,7 +93,7 @@ class MeshLayout:
 
 def mesh_layout(device_ids: Sequence[int], split_axis: int, chains: int, draws: int) -> MeshLayout:
     """The blocks of ``chains`` x ``draws`` samples split evenly along ``split_axis`` (0 chains,
-    1 draws) over the devices ``device_ids``, in mesh order (``aot.sharding.MeshPlan``)."""
+    1 draws) over the devices ``device_ids``, in mesh order (``aot.strategies.sharding.MeshPlan``)."""
     d = len(device_ids)
     if split_axis == 0:
         blocks = {i: Block(p * chains // d, 0, draws) for p, i in enumerate(device_ids)}

@@ -95,7 +95,7 @@ def postprocess(
     ``posterior`` or ``log_likelihood``, replaced if present; needs the ``zarr`` extra) and
     returns its arrays, read lazily (``zarr.Array``); ``auto`` then streams, so memory holds
     the inputs and a few batches, not the output. A write that did not finish is refused on
-    reading (``runtime.zarr_store.open_store`` / ``open_dataset``).
+    reading (``runtime.streams.zarr_store.open_store`` / ``open_dataset``).
 
     ``devices``: for ``strategy="sharded(B)"``, how many devices (or which) to split the
     draws over; default one per physical core on a CPU, every accelerator otherwise. With

@@ -27,6 +27,6 @@ class LoadedTransform:
 
     def fits(self, request: TransformRequest) -> bool:
         """False for an ``auto`` choice that does not hold for ``request``: made under a larger
-        budget, or for outputs going elsewhere (``out=`` or memory); see ``aot.stream_fit.acceptable``."""
+        budget, or for outputs going elsewhere (``out=`` or memory); see ``aot.choice.stream_fit.acceptable``."""
         auto = self.metadata.auto
         return request.budget is None or auto is None or acceptable(auto, request)

@@ -183,7 +183,7 @@ class TransformCache:
         **changes: Any,
     ) -> dict[str, Any]:
         """Validate ``samples``, find or build the executable, run it (options as ``postprocess``;
-        ``changes``: options as keywords, see :class:`~pymc_aot.aot.options.RequestOptions`)."""
+        ``changes``: options as keywords, see :class:`~pymc_aot.aot.build.options.RequestOptions`)."""
         phases = Phases()
         match_floatx()  # before samples are cast or put on the device
         target = _checked_target(out) if out is not None else None
