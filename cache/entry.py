@@ -121,8 +121,8 @@ class EntryMetadata:
 
     @property
     def label(self) -> str:
-        """``batched(10)``, ``auto:batched(16)`` or the strategy's name."""
-        return f"auto:{self.chosen}" if self.auto is not None else self.chosen
+        """``batched(10)``, ``auto:batched(16)``, ``batched:batched(16)`` (B chosen) or the strategy's name."""
+        return f"{self.key['strategy']}:{self.chosen}" if self.auto is not None else self.chosen
 
     @property
     def candidates(self) -> tuple[Candidate, ...]:

@@ -71,10 +71,11 @@ def shape(chains: int | None, draws: int | None) -> str:
 
 
 def strategy_label(key_parts: Mapping[str, Any], auto: Mapping[str, Any] | None = None) -> str:
-    """``batched(10)``, ``streamed(8)``, ``auto:batched(16)`` or the strategy's name, from stored key parts."""
+    """``batched(10)``, ``streamed(8)``, ``auto:batched(16)``, ``batched:batched(16)`` (B chosen) or the
+    strategy's name, from stored key parts."""
     name = key_parts.get("strategy")
-    if name == "auto" and auto:
-        return f"auto:{auto['chosen']}"
+    if auto:
+        return f"{name}:{auto['chosen']}"
     return entry_label(str(name), key_parts.get("batch_size"))
 
 

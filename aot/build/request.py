@@ -21,7 +21,7 @@ from ..identity.key import Signature, TransformKey, make_key
 from ..identity.spec import OutputSpec, resolve_outputs
 from ..strategies.budget import resolve_budget
 from ..strategies.sharding import DeviceRequest, auto_mesh, ensure_host_devices, plan_mesh
-from ..strategies.strategies import AUTO, Strategy, get_strategy
+from ..strategies.strategies import AUTO, Strategy, get_strategy, unsized
 from .options import RequestOptions
 
 Progress = Callable[[str], None]
@@ -48,8 +48,9 @@ class TransformRequest:
     """Everything needed to build, key and store one transform.
 
     ``strategy`` None is ``auto``: a strategy is still to be chosen, under ``budget`` bytes
-    (see :func:`pymc_aot.aot.choice.resolve.resolve`). ``model_name`` labels the stored entry for
-    ``inspect``; it is not part of the key.
+    (see :func:`pymc_aot.aot.choice.resolve.resolve`); with ``family`` (``"batched"``,
+    ``"streamed"``, ``"sharded"`` asked for without a batch size) only that family's B is.
+    ``model_name`` labels the stored entry for ``inspect``; it is not part of the key.
     """
 
     model: Any = field(repr=False, compare=False)
@@ -64,17 +65,19 @@ class TransformRequest:
     """The outputs go to a store on disk (``out=``), not memory: ``auto`` streams them."""
     devices: DeviceRequest = field(default=None, compare=False)
     """``devices=`` as asked (a count, a list, None): the mesh of a ``sharded`` strategy."""
+    family: str | None = None
+    """A sized strategy asked for without its batch size: B is chosen (``aot.choice.sized``)."""
 
     @property
     def label(self) -> str:
-        return self.strategy.label if self.strategy is not None else AUTO
+        return self.strategy.label if self.strategy is not None else self.family or AUTO
 
     def with_strategy(self, strategy: Strategy) -> TransformRequest:
         """The same request with a concrete ``strategy`` (and the key that goes with it)."""
         devices = self.devices if strategy.name == "sharded" else None  # auto streams on one device
         strategy = _for_outputs(bind_mesh(strategy, devices, self.device, self.key.values), self.spec)
         key = make_key(self.fingerprint, self.spec, strategy, self.key.values, self.device)
-        return dataclasses.replace(self, strategy=strategy, key=key, budget=None)
+        return dataclasses.replace(self, strategy=strategy, key=key, budget=None, family=None)
 
 
 def _for_outputs(strategy: Strategy, spec: OutputSpec) -> Strategy:
@@ -95,6 +98,15 @@ def bind_mesh(strategy: Strategy, devices: DeviceRequest, device: Any, values: S
 
 def _chains_draws(values: Signature) -> tuple[int, int]:
     return (int(values[0][1][0]), int(values[0][1][1])) if values else (1, 0)
+
+
+def check_family_devices(family: str | None, devices: DeviceRequest) -> None:
+    """Refuse ``devices=`` with ``batched`` and an unsized ``streamed`` (its B over a mesh is not chosen)."""
+    if family in ("batched", "streamed") and devices is not None:
+        raise ValueError(
+            f"devices={devices!r} with strategy {family!r} needs a batch size ({family}(B)); "
+            "without one, B is chosen for one device"
+        )
 
 
 def check_devices_apply(strategy: Strategy | None, devices: DeviceRequest) -> None:
@@ -139,9 +151,11 @@ def make_request(
         model, var_names=opts.var_names, keep_untransformed=opts.keep_untransformed, log_likelihood=opts.log_likelihood
     )
     strategy, devices = opts.strategy, opts.devices
-    chosen = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, opts.batch_size)
+    family = None if isinstance(strategy, Strategy) else unsized(strategy, opts.batch_size)
+    chosen = strategy if isinstance(strategy, Strategy) else None if family else get_strategy(strategy, opts.batch_size)
     check_devices_apply(chosen, devices)
-    if chosen is not None and chosen.spans(devices):
+    check_family_devices(family, devices)
+    if (chosen is not None and chosen.spans(devices)) or family == "sharded":
         ensure_host_devices(opts.backend)  # before the backend starts (a hit has not started it)
     device = resolve_device(opts.backend)
     budget = resolve_budget(opts.memory_budget, device) if chosen is None else None
@@ -152,9 +166,11 @@ def make_request(
     if chosen is not None:
         chosen = _for_outputs(bind_mesh(chosen, devices, device, values), spec)
     may_shard = auto_mesh(devices, device, *_chains_draws(values)) if chosen is None else None
-    key = make_key(fp, spec, chosen, values, device, may_shard)
+    if family is not None:  # the mesh a sized family runs on: the one asked for, for sharded
+        may_shard = plan_mesh(devices, device.platform, *_chains_draws(values)) if family == "sharded" else None
+    key = make_key(fp, spec, chosen, values, device, may_shard, family)
     name = opts.model_name or fp.model_name
-    return TransformRequest(model, fp, spec, chosen, device, key, budget, name, opts.to_disk, devices)
+    return TransformRequest(model, fp, spec, chosen, device, key, budget, name, opts.to_disk, devices, family)
 
 
 def value_signature(model: Any, fingerprint: ModelFingerprint, chains: int, draws: int) -> Signature:

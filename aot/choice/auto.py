@@ -59,6 +59,7 @@ from ..build.request import Progress, TransformRequest
 from ..strategies.budget import MemoryBudgetError, exact_size
 from ..strategies.strategies import Strategy, get_strategy
 from .shard_fit import SHARD_RULE, SHARD_STREAM_RULE, sharded_candidates, streamed_sharded_candidates
+from .sized import RULES, batch_sizes, sized_candidates
 from .stream_fit import (
     acceptable,
     device_is_host,
@@ -66,7 +67,6 @@ from .stream_fit import (
     host_budget,
     is_streamed,
     is_streamed_over_devices,
-    largest_divisor,
     stream_batch,
     streaming_advice,
 )
@@ -140,10 +140,7 @@ def _named(name: str, batch_size: int | None = None) -> Strategy:
 
 
 def _candidate_strategies(n: int, base: int, per_draw: int, budget: int) -> list[Strategy]:
-    room = budget - base
-    b_fit = n if per_draw <= 0 else max(1, min(n, room // per_draw)) if room > 0 else 1
-    b_cache = n if per_draw <= 0 else max(1, WORKING_SET // per_draw)
-    sizes = {largest_divisor(n, b_fit), largest_divisor(n, min(b_cache, b_fit))} if n else {1}
+    sizes = set(batch_sizes(n, base, per_draw, budget, WORKING_SET))
     # batched(n) is vmap with a loop around it: vmap stands for it
     return [_named("vmap"), _named("scan_vmap"), _named("nested_scan")] + [
         _named("batched", b) for b in sorted(sizes, reverse=True) if b < n
@@ -250,6 +247,14 @@ def _pick(search: _Search, probe: EntryMetadata) -> tuple[Candidate, str]:
     raise MemoryBudgetError(preflight_message(request, search.weighed(), probe.output_sizes))
 
 
+def _pick_sized(search: _Search, probe: EntryMetadata, family: str) -> tuple[Candidate, str]:
+    """``family``'s candidate for the B ``auto`` would size (see ``aot.choice.sized``)."""
+    fitting = [c for c in sized_candidates(search, probe, family, WORKING_SET) if c.fits]
+    if not fitting:
+        raise MemoryBudgetError(preflight_message(search.request, search.weighed(), probe.output_sizes))
+    return min(fitting, key=lambda c: (c.steps, c.peak)), RULES[family]
+
+
 def choose(request: TransformRequest, store: CacheStore | None, progress: Progress | None = None) -> TransformEntry:
     """The ``auto`` entry of ``request``: the stored choice if it still holds (see
     :func:`acceptable`), else a new one."""
@@ -260,7 +265,7 @@ def choose(request: TransformRequest, store: CacheStore | None, progress: Progre
         return found
     search = _Search(request, store, progress)
     probe = search.attempt(_named("batched", 1)).metadata
-    best, rule = _pick(search, probe)
+    best, rule = _pick(search, probe) if request.family is None else _pick_sized(search, probe, request.family)
     chosen = search.tried[best.strategy]
     winner = _winner(chosen, store, search.graph, progress)
     rebuilt = chosen.entry is None and not winner.cached

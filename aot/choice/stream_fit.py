@@ -58,6 +58,8 @@ def acceptable(choice: AutoChoice, request: TransformRequest) -> bool:
     """Whether an ``auto`` choice made earlier holds for ``request`` (budget, ``out=``, host)."""
     if request.budget is not None and choice.peak > request.budget:
         return False
+    if request.family is not None:  # B chosen for a strategy asked for: only the budget can undo it
+        return True
     if request.to_disk or not is_streamed(choice.chosen):
         return request.to_disk == is_streamed(choice.chosen)
     chosen = [c for c in choice.candidates if c.strategy == choice.chosen]

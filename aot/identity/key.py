@@ -97,11 +97,14 @@ def make_key(
     values: Signature,
     device: Any,
     auto_mesh: Any = None,
+    family: str | None = None,
 ) -> TransformKey:
     """The key for ``spec`` compiled with ``strategy`` for inputs ``values`` on ``device``.
 
     ``strategy`` None keys the ``auto`` entry: the choice made for these inputs, and
-    ``auto_mesh`` the devices it may shard over (see ``aot.choice.shard_fit``), if any."""
+    ``auto_mesh`` the devices it may shard over (see ``aot.choice.shard_fit``), if any. With
+    ``family`` (``"batched"`` asked for without a batch size), it keys that family's choice of B
+    (``aot.choice.sized``): the family's name, no batch size, ``auto_mesh`` the mesh it runs on."""
     mesh = strategy.mesh if strategy is not None else auto_mesh
     platform = str(device.platform)
     return TransformKey(
@@ -110,7 +113,7 @@ def make_key(
         outputs=spec.names,
         values=values,
         data=fingerprint.data_signature(),
-        strategy=strategy.name if strategy is not None else AUTO,
+        strategy=strategy.name if strategy is not None else family or AUTO,
         batch_size=strategy.batch_size if strategy is not None else None,
         donate=strategy.donate if strategy is not None else False,
         platform=platform,

@@ -63,9 +63,9 @@ def _checked_options(
     from ...aot.build.request import check_devices_apply, resolve_device
     from ...aot.strategies.budget import resolve_budget
     from ...aot.strategies.sharding import ensure_host_devices, requested_devices
-    from ...aot.strategies.strategies import get_strategy
+    from ...aot.strategies.strategies import get_strategy, unsized
 
-    chosen = get_strategy(strategy, batch_size)
+    chosen = None if unsized(strategy, batch_size) else get_strategy(strategy, batch_size)  # unsized: B chosen
     ensure_host_devices(None)  # the host devices PyMC's import asks for, if JAX has not started
     if devices is not None:  # the checks postprocess makes, made before sampling
         check_devices_apply(chosen, devices)
