@@ -1,11 +1,16 @@
 """Ahead-of-time compilation of PyMC postprocessing transforms.
 
-A request (:mod:`.request`) names what to build; :func:`.resolve.resolve` turns it into an
-entry -- read from the store and loaded (:mod:`.loader`), compiled (:mod:`.compiler`), or
-chosen (:mod:`.auto`).
+A request (:mod:`.build.request`) names what to build; :func:`.choice.resolve.resolve` turns
+it into an entry -- read from the store and loaded (:mod:`.build.loader`), compiled
+(:mod:`.build.compiler`), or chosen (:mod:`.choice.auto`).
 
-Names and submodules load on first use: a cache hit must not import :mod:`.compiler` or
-:mod:`.graph` (they bring PyTensor's JAX dispatch, numpyro and ``pymc.sampling.jax``).
+Rooms, lowest first (each imports only itself and the rooms before it; tests/test_layers.py):
+``compat.py`` (a leaf), ``strategies/`` (how draws are run, the memory budget), ``identity/``
+(the model hash and the key), ``build/`` (request to compiled entry), ``choice/`` (resolve,
+auto, compare). This module is their lazy facade.
+
+Names and submodules load on first use: a cache hit must not import :mod:`.build.compiler` or
+:mod:`.build.graph` (they bring PyTensor's JAX dispatch, numpyro and ``pymc.sampling.jax``).
 """
 
 from __future__ import annotations

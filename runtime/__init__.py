@@ -1,5 +1,10 @@
 """Run cached postprocessing transforms: lookup-or-compile, run, PyMC integration.
 
+Rooms, lowest first (each imports only itself, the rooms before it and ``aot``/``cache``;
+tests/test_layers.py): ``streams/`` (draws in batches, the Zarr sink, inputs on a mesh),
+``transforms/`` (the in-process transform cache, ``postprocess``), ``pymc/`` (PyMC's seams,
+``enable``), ``cli/`` (the command).
+
 Attributes are imported on first use, so the command line (which lives here too) starts
 without loading jax or pymc.
 """
