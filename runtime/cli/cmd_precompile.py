@@ -18,7 +18,7 @@ from .state import CliState, pass_state
 
 STRATEGY_HELP = (
     "auto, vmap, scan, scan_vmap, vmap_scan, nested_scan, or batched/streamed/sharded with --batch-size"
-    " (or written name(B))."
+    " (or written name(B)); without one, B is chosen as auto sizes it, under --memory-budget."
 )
 
 
