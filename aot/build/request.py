@@ -16,12 +16,13 @@ import jax
 import numpy as np
 import pytensor
 
+from ...cache.entry import SIZED_STRATEGIES
 from ..identity.fingerprint import ModelFingerprint, fingerprint_model
 from ..identity.key import Signature, TransformKey, make_key
 from ..identity.spec import OutputSpec, resolve_outputs
 from ..strategies.budget import resolve_budget
 from ..strategies.sharding import DeviceRequest, auto_mesh, ensure_host_devices, plan_mesh
-from ..strategies.strategies import AUTO, Strategy, get_strategy, unsized
+from ..strategies.strategies import AUTO, Strategy, get_strategy
 from .options import RequestOptions
 
 Progress = Callable[[str], None]
@@ -98,6 +99,13 @@ def bind_mesh(strategy: Strategy, devices: DeviceRequest, device: Any, values: S
 
 def _chains_draws(values: Signature) -> tuple[int, int]:
     return (int(values[0][1][0]), int(values[0][1][1])) if values else (1, 0)
+
+
+def unsized(name: Any, batch_size: int | None) -> str | None:
+    """``"batched"``, ``"streamed"`` or ``"sharded"`` asked for without a batch size: the name of
+    the family whose B is chosen at resolve time, as ``auto`` sizes it (``aot.choice.sized``);
+    else None."""
+    return name if isinstance(name, str) and name in SIZED_STRATEGIES and batch_size is None else None
 
 
 def check_family_devices(family: str | None, devices: DeviceRequest) -> None:

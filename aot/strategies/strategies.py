@@ -270,13 +270,6 @@ def _parse_sized(name: str) -> tuple[str, int | None]:
     return name, None
 
 
-def unsized(name: Any, batch_size: int | None) -> str | None:
-    """``"batched"``, ``"streamed"`` or ``"sharded"`` asked for without a batch size: the name of
-    the family whose B is chosen at resolve time, as ``auto`` sizes it (``aot.choice.sized``);
-    else None."""
-    return name if isinstance(name, str) and name in SIZED_STRATEGIES and batch_size is None else None
-
-
 def get_strategy(name: str, batch_size: int | None = None) -> Strategy | None:
     """The strategy called ``name``; ``batched`` and ``streamed`` need ``batch_size``
     (also written ``"batched(B)"``, ``"streamed(B)"``).

@@ -60,10 +60,10 @@ def _checked_options(
     devices: DeviceRequest = None,
 ) -> Options:
     """``enable``'s arguments, validated now rather than in the middle of sampling."""
-    from ...aot.build.request import check_devices_apply, resolve_device
+    from ...aot.build.request import check_devices_apply, resolve_device, unsized
     from ...aot.strategies.budget import resolve_budget
     from ...aot.strategies.sharding import ensure_host_devices, requested_devices
-    from ...aot.strategies.strategies import get_strategy, unsized
+    from ...aot.strategies.strategies import get_strategy
 
     chosen = None if unsized(strategy, batch_size) else get_strategy(strategy, batch_size)  # unsized: B chosen
     ensure_host_devices(None)  # the host devices PyMC's import asks for, if JAX has not started
