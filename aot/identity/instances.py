@@ -13,7 +13,7 @@ from ..compat import is_inner_graph
 from .trust import is_a, is_versioned_class, is_versioned_module
 
 if TYPE_CHECKING:
-    from .describer import Describes
+    from .describer import Describes as Describer  # the protocol: describe imports this module
 
 
 def has_inner_graph(obj: Any) -> bool:
@@ -25,7 +25,7 @@ def _is_scan(obj: Any) -> bool:
     return scan is not None and is_a(obj, scan.Scan)
 
 
-def declared_parameters(d: Describes, obj: Any) -> Any | None:
+def declared_parameters(d: Describer, obj: Any) -> Any | None:
     """A versioned object by what its class declares it is: ``__props__`` (PyTensor's contract:
     ops and types with equal props are interchangeable), dataclass fields, or a Scan's inner
     graph and settings. None if it declares nothing."""
@@ -50,7 +50,7 @@ def _slot_names(cls: type) -> list[str]:
     return [n for n in names if n not in ("__dict__", "__weakref__")]
 
 
-def instance_state(d: Describes, obj: Any, skip: frozenset[str]) -> Any | None:
+def instance_state(d: Describer, obj: Any, skip: frozenset[str]) -> Any | None:
     """Every attribute of ``obj`` (``__dict__`` and slots), except the lazily filled caches of
     versioned base classes in ``skip``; None if ``obj`` keeps no state Python can see."""
     attrs = getattr(obj, "__dict__", None)
@@ -67,7 +67,7 @@ def instance_state(d: Describes, obj: Any, skip: frozenset[str]) -> Any | None:
     return ("state", tuple(items))
 
 
-def builtin_content(d: Describes, obj: Any) -> Any:
+def builtin_content(d: Describer, obj: Any) -> Any:
     """What a user subclass of a builtin container or ndarray holds besides its attributes."""
     if isinstance(obj, np.ndarray):
         return d.describe(np.asarray(obj))
@@ -91,7 +91,7 @@ def python_defined(cls: type) -> bool:
     return True
 
 
-def describe_by_reduce(d: Describes, obj: Any) -> Any:
+def describe_by_reduce(d: Describer, obj: Any) -> Any:
     """A versioned object without visible state, as pickle sees it (``__reduce_ex__``)."""
     if not is_versioned_class(type(obj)):
         return d.unsure(obj, "a compiled object whose code and state cannot be read")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .trust import is_versioned_class, is_versioned_function, is_versioned_module
 
 if TYPE_CHECKING:
-    from .describer import Describes
+    from .describer import Describes as Describer  # the protocol: describe imports this module
 
 _GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL"})
 _ATTR_OPS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR", "IMPORT_FROM", "STORE_ATTR"})
@@ -100,7 +100,7 @@ def describe_code(code: types.CodeType) -> tuple[Any, ...]:
     )
 
 
-def describe_callable(d: Describes, fn: Any) -> Any:
+def describe_callable(d: Describer, fn: Any) -> Any:
     if isinstance(fn, functools.partial):
         return ("partial", d.describe(fn.func), d.describe(fn.args), d.describe(fn.keywords), _fn_dict(d, fn))
     if isinstance(fn, types.MethodType):
@@ -108,12 +108,12 @@ def describe_callable(d: Describes, fn: Any) -> Any:
     return describe_function(d, fn)
 
 
-def _fn_dict(d: Describes, fn: Any) -> Any:
+def _fn_dict(d: Describer, fn: Any) -> Any:
     attrs = getattr(fn, "__dict__", None)
     return d.describe(dict(attrs)) if attrs else ()
 
 
-def _bound(d: Describes, fn: types.FunctionType) -> tuple[Any, ...]:
+def _bound(d: Describer, fn: types.FunctionType) -> tuple[Any, ...]:
     """Closure, defaults and attributes; a module among them is what ``fn``'s code reads of it."""
 
     def value(label: str, obj: Any) -> Any:
@@ -140,7 +140,7 @@ def _cell(cell: Any) -> Any:
         return _EMPTY_CELL
 
 
-def describe_function(d: Describes, fn: types.FunctionType) -> Any:
+def describe_function(d: Describer, fn: types.FunctionType) -> Any:
     if is_versioned_function(fn):
         return ("vfunction", fn.__module__, fn.__qualname__, _bound(d, fn))
     where = f"{fn.__qualname__} ({fn.__code__.co_filename}:{fn.__code__.co_firstlineno})"
@@ -152,7 +152,7 @@ def describe_function(d: Describes, fn: types.FunctionType) -> Any:
         d.state.path.pop()
 
 
-def _globals(d: Describes, fn: types.FunctionType, reads: CodeReads) -> tuple[Any, ...]:
+def _globals(d: Describer, fn: types.FunctionType, reads: CodeReads) -> tuple[Any, ...]:
     dynamic = sorted(_DYNAMIC_LOOKUPS & (reads.globals | reads.attrs))
     if dynamic:
         return (d.unsure(fn, f"looks names up at run time ({', '.join(dynamic)})"),)
@@ -187,7 +187,7 @@ def _versioned_singletons() -> dict[int, str]:
     return {id(pytensor.config): "pytensor.config"}
 
 
-def _global_value(d: Describes, name: str, value: Any, attrs: frozenset[str]) -> Any:
+def _global_value(d: Describer, name: str, value: Any, attrs: frozenset[str]) -> Any:
     d.state.path.append(f"global {name!r}")
     try:
         if isinstance(value, types.ModuleType):
@@ -200,7 +200,7 @@ def _global_value(d: Describes, name: str, value: Any, attrs: frozenset[str]) ->
         d.state.path.pop()
 
 
-def describe_module(d: Describes, module: types.ModuleType, attrs: frozenset[str]) -> Any:
+def describe_module(d: Describer, module: types.ModuleType, attrs: frozenset[str]) -> Any:
     """A module as far as code reading ``attrs`` of it can see: those attributes' current values."""
     memo = d.module_views
     key = (id(module), attrs)
@@ -219,7 +219,7 @@ def describe_module(d: Describes, module: types.ModuleType, attrs: frozenset[str
     return out
 
 
-def _attribute(d: Describes, module: Any, name: str, value: Any, attrs: frozenset[str], versioned: bool) -> Any:
+def _attribute(d: Describer, module: Any, name: str, value: Any, attrs: frozenset[str], versioned: bool) -> Any:
     if isinstance(value, types.ModuleType):
         return describe_module(d, value, attrs)
     if versioned and not isinstance(value, type) and is_versioned_class(type(value)) and hasattr(value, "__dict__"):
@@ -245,7 +245,7 @@ def _plain_attributes(obj: Any, attrs: frozenset[str]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def describe_class(d: Describes, cls: type) -> Any:
+def describe_class(d: Describer, cls: type) -> Any:
     if is_versioned_class(cls):
         return ("class", cls.__module__, cls.__qualname__)
     d.state.path.append(f"class {cls.__qualname__}")
@@ -267,7 +267,7 @@ def describe_class(d: Describes, cls: type) -> Any:
         d.state.path.pop()
 
 
-def _class_attribute(d: Describes, value: Any) -> Any:
+def _class_attribute(d: Describer, value: Any) -> Any:
     if isinstance(value, types.MemberDescriptorType):
         return ("slot", value.__name__)
     if isinstance(value, types.GetSetDescriptorType):
