@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pymc.util import is_transformed_name
 
-TransformKind = Literal["posterior", "log_likelihood", "constrained_log_likelihood", "deterministics"]
+TransformKind = Literal["posterior", "log_likelihood", "constrained_log_likelihood", "deterministics", "predictive"]
 InputKind = Literal["unconstrained", "constrained"]
 
 CONSTRAINED_KINDS = frozenset({"constrained_log_likelihood", "deterministics"})
@@ -27,6 +27,9 @@ class OutputSpec:
 
     kind: TransformKind
     names: tuple[str, ...]
+    given: tuple[str, ...] = ()
+    """``predictive``: the variables taken from the posterior (the rest is drawn or computed,
+    see ``aot.predictive``); their arrays, then the draw keys, are the inputs. Empty otherwise."""
 
     @property
     def inputs(self) -> InputKind:
