@@ -7,9 +7,6 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ...aot.options import RequestOptions
-from ...aot.strategies import AUTO
-
 __all__ = ["posterior_predictive"]
 
 
@@ -19,7 +16,7 @@ def posterior_predictive(
     *,
     var_names: Sequence[str] | None = None,
     random_seed: Any = None,
-    strategy: str = AUTO,
+    strategy: str = "auto",
     batch_size: int | None = None,
     backend: str | None = None,
     cache: Any = None,
@@ -42,6 +39,7 @@ def posterior_predictive(
     are identical for one seed whatever the strategy, batch size or device split. Other
     options as :func:`pymc_aot.postprocess` (``out=`` writes group ``predictive``).
     """
+    from ...aot.options import RequestOptions
     from ..engine import DEFAULT
     from .run import make_plan, posterior_dict, run_predictive
 
