@@ -1,31 +1,33 @@
-"""The per-draw JAX function of a posterior predictive: ``f(*given, rng, *data) -> outputs``."""
+"""The per-draw function of a posterior predictive: ``f(*given, rng, *data) -> outputs``.
+
+``aot.graph.build_transform`` jaxifies the forward graph (:func:`predictive_graph`) like every
+transform's, then wraps it with :func:`keyed`, which turns the draw's ``__rng__`` row into
+one JAX key per random generator of the graph.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from ..fingerprint import ModelFingerprint
-from ..graph import TransformGraph, jaxify
 from ..spec import OutputSpec
 from .forward import forward_graph
 from .keying import draw_keys
 
 
-def build_predictive(model: Any, spec: OutputSpec, fingerprint: ModelFingerprint) -> TransformGraph:
-    """Rewrite and jaxify the forward graph of ``spec`` (outputs ``spec.names``, inputs ``spec.given``).
+def predictive_graph(model: Any, spec: OutputSpec) -> tuple[list[Any], list[Any]]:
+    """Inputs ``[*given, *generators]`` and outputs of ``spec``'s forward graph."""
+    return forward_graph(model, spec.names, spec.given)
 
-    Random generators become JAX keys derived from the draw's ``__rng__`` row; ``pm.Data``
-    stay arguments, as in every transform. A random variable PyTensor cannot draw in JAX
-    raises ``NotImplementedError`` (naming it) when the function is traced."""
-    inputs, outputs = forward_graph(model, spec.names, spec.given)
-    n_given = len(spec.given)
-    n_rngs = len(inputs) - n_given
-    graph = jaxify(inputs, outputs, fingerprint, spec.names)
-    fn = graph.fn
+
+def keyed(fn: Callable[..., Any], n_given: int, n_rngs: int) -> Callable[..., tuple[Any, ...]]:
+    """``fn(*given, *generator states, *data)`` as ``f(*given, rng, *data)``: each generator gets
+    its own key, split from ``fold_in(seed, index)``. A random variable PyTensor cannot draw in
+    JAX raises ``NotImplementedError`` (naming it) when ``f`` is traced."""
 
     def per_draw(*args: Any) -> tuple[Any, ...]:
         given, rng, data = args[:n_given], args[n_given], args[n_given + 1 :]
         states = [{"jax_state": k} for k in draw_keys(rng, n_rngs)]
         return tuple(fn(*given, *states, *data))
 
-    return TransformGraph(fn=per_draw, data_indices=graph.data_indices, output_names=spec.names)
+    return per_draw

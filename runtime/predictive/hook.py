@@ -98,7 +98,7 @@ def _is_transformed(name: str) -> bool:
 def _options() -> Any:
     """``enable``'s options as a request's (strategy, batch size, budget, devices) and cache."""
     options = _STATE.options
-    return options.request_options(to_disk=False)  # enable(out=) is for pm.sample's groups
+    return options.request_options().replace(to_disk=False)  # enable(out=) is for pm.sample's groups
 
 
 def _seam(original: Callable[..., Any]) -> Callable[..., Any]:
