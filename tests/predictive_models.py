@@ -54,9 +54,11 @@ def censored() -> pm.Model:
 
 
 def truncated() -> pm.Model:
+    """A truncated Exponential (inverse-CDF draws); a truncated Normal has no JAX draw in PyTensor
+    (``truncated_normal``): PyMC's path, see test_predictive_hook."""
     with pm.Model() as m:
-        mu = pm.Normal("mu", 0.0, 1.0)
-        pm.Truncated("y", pm.Normal.dist(mu, 1.0), lower=0.0, observed=np.abs(_rng().normal(size=4)))
+        lam = pm.HalfNormal("lam", 1.0)
+        pm.Truncated("y", pm.Exponential.dist(lam), upper=2.0, observed=np.abs(_rng().uniform(0, 2, size=4)))
     return m
 
 

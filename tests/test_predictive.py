@@ -108,3 +108,18 @@ def test_cold_and_warm_processes_give_the_same_draws(tmp_path) -> None:
     warm = run_child("child_predictive.py", tmp_path / "cache", tmp_path / "warm.npy")
     assert cold["compiles"] == 1 and warm["compiles"] == 0
     np.testing.assert_array_equal(np.load(tmp_path / "cold.npy"), np.load(tmp_path / "warm.npy"))
+
+
+def test_a_mutable_dimension_of_new_length_recompiles(tmp_path) -> None:
+    """Draw sizes from a mutable coordinate are compiled in (JAX needs them static) and keyed."""
+    with pm.Model(coords={"obs": range(5)}) as model:
+        x = pm.Data("x", np.arange(5.0), dims="obs")
+        b = pm.Normal("b")
+        pm.Normal("y", b * x, 1.0, dims="obs", observed=np.zeros(5))
+    post = {"b": np.ones((1, 20))}
+    first = pymc_aot.posterior_predictive(model, post, random_seed=1, strategy="vmap", cache=tmp_path)
+    with model:
+        pm.set_data({"x": np.arange(8.0)}, coords={"obs": range(8)})
+    second = pymc_aot.posterior_predictive(model, post, random_seed=1, strategy="vmap", cache=tmp_path)
+    assert np.asarray(first["y"]).shape == (1, 20, 5) and np.asarray(second["y"]).shape == (1, 20, 8)
+    assert abs(np.asarray(second["y"])[..., 7].mean() - 7.0) < 1.0  # y ~ N(b * x, 1) at x = 7

@@ -15,6 +15,7 @@ import pymc as pm
 import pytest
 from predictive_models import MODELS
 from predictive_stats import holm, per_observation_pvalues
+from pymc.backends.arviz import coords_and_dims_for_inferencedata
 from zoo import ZOO
 
 import pymc_aot
@@ -49,7 +50,8 @@ def _check(name: str, tmp_path) -> None:
         ours = pymc_aot.posterior_predictive(
             model, _bootstrap(post, rng), random_seed=seed, strategy="vmap", cache=tmp_path
         )
-        trace = az.from_dict(posterior=_bootstrap(post, rng))
+        coords, dims = coords_and_dims_for_inferencedata(model)  # PyMC sees the dims unchanged
+        trace = az.from_dict(posterior=_bootstrap(post, rng), coords=coords, dims=dims)
         stock = pm.sample_posterior_predictive(
             trace, model=model, random_seed=seed, progressbar=False, return_inferencedata=False
         )

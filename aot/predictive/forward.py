@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pytensor.tensor as pt
 from pytensor.graph.basic import Constant
 from pytensor.graph.replace import clone_replace
 from pytensor.graph.traversal import general_toposort, graph_inputs, walk
@@ -92,19 +93,38 @@ def plan_predictive(
     return PredictivePlan(tuple(outputs), given, drawn)
 
 
-def forward_graph(model: Any, outputs: Sequence[str], given: Sequence[str]) -> tuple[list[Any], list[Any]]:
-    """The forward graph's inputs ``[*given, *rngs]`` and outputs, unrewritten.
+def dim_lengths(model: Any, outputs: Sequence[str], given: Sequence[str]) -> tuple[tuple[str, int], ...]:
+    """``(dim, length)`` of every shared dimension length (a mutable coordinate) the forward graph
+    reads. Draws need static sizes in JAX, so these are compiled in as constants and keyed."""
+    shared = {id(v): name for name, v in model.dim_lengths.items() if isinstance(v, SharedVariable)}
+    if not shared:
+        return ()
+    stop = [model[n] for n in given]
+    found = {
+        shared[id(v)]: int(v.get_value())
+        for v in graph_inputs([model[n] for n in outputs], blockers=stop)
+        if id(v) in shared
+    }
+    return tuple(sorted(found.items()))
+
+
+def forward_graph(
+    model: Any, outputs: Sequence[str], given: Sequence[str], lengths: Sequence[tuple[str, int]] = ()
+) -> tuple[list[Any], list[Any]]:
+    """The forward graph's inputs ``[*given, *rngs]`` and outputs, unrewritten; the shared
+    dimension lengths named in ``lengths`` are replaced by those constants.
 
     Each given variable is replaced by a fresh input of its type; each shared random generator
     by a fresh ``RandomType`` input (the caller feeds a JAX key); shared data stay shared (the
     caller makes them arguments). Inputs come in that order: given, then generators."""
     replace = {}
+    constants = {model.dim_lengths[d]: pt.constant(n, dtype=model.dim_lengths[d].dtype, name=d) for d, n in lengths}
     for name in given:
         var = model[name]
         fresh = var.type()
         fresh.name = name
         replace[var] = fresh
-    outs = clone_replace([model[n] for n in outputs], replace=replace)
+    outs = clone_replace([model[n] for n in outputs], replace={**replace, **constants})
     rngs = [v for v in graph_inputs(outs) if isinstance(v, SharedVariable) and isinstance(v.type, RandomType)]
     fresh_rngs = {r: r.type() for r in rngs}
     outs = clone_replace(outs, replace=fresh_rngs)

@@ -17,7 +17,7 @@ from .keying import draw_keys
 
 def predictive_graph(model: Any, spec: OutputSpec) -> tuple[list[Any], list[Any]]:
     """Inputs ``[*given, *generators]`` and outputs of ``spec``'s forward graph."""
-    return forward_graph(model, spec.names, spec.given)
+    return forward_graph(model, spec.names, spec.given, spec.dim_lengths)
 
 
 def keyed(fn: Callable[..., Any], n_given: int, n_rngs: int) -> Callable[..., tuple[Any, ...]]:

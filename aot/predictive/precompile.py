@@ -22,7 +22,7 @@ from ..options import RequestOptions
 from ..request import Progress, make_request
 from ..resolve import resolve
 from ..spec import OutputSpec
-from .forward import PredictivePlan, default_outputs, plan_predictive
+from .forward import PredictivePlan, default_outputs, dim_lengths, plan_predictive
 from .keying import RNG_INPUT
 
 
@@ -60,7 +60,8 @@ def precompile_predictive(
     """Compile and store the posterior predictive of ``options.var_names`` (default: PyMC's)."""
     plan = after_sampling_plan(model, options.var_names)
     sig = (*given_signature(model, plan.given, chains, draws), (RNG_INPUT, (chains, draws, 3), "uint32"))
-    spec = OutputSpec("predictive", plan.outputs, given=plan.given)
+    lengths = dim_lengths(model, plan.outputs, plan.given)
+    spec = OutputSpec("predictive", plan.outputs, given=plan.given, dim_lengths=lengths)
     request = make_request(model, sig, options.replace(var_names=None), spec=spec)
     store = cache if isinstance(cache, CacheStore) else CacheStore(cache)
     try:

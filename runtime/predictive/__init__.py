@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["posterior_predictive"]
@@ -30,8 +30,9 @@ def posterior_predictive(
 
     ``posterior``: an InferenceData / DataTree (its ``posterior`` group; ``constant_data``
     tells which ``pm.Data`` changed since, as PyMC reads it), an xarray Dataset, or a dict of
-    ``(chains, draws, ...)`` arrays by variable name. Variables that depend on changed data
-    are recomputed or drawn afresh, as PyMC does; a free variable the outputs need that the
+    ``(chains, draws, ...)`` arrays by variable name (then every ``pm.Data`` counts as changed
+    and every coordinate as unchanged). Variables that depend on changed data are recomputed
+    or drawn afresh, as PyMC does; a free variable the outputs need that the
     posterior lacks is an error naming it.
 
     ``random_seed``: an int (None: fresh entropy). Draw ``(c, d)`` uses the key
@@ -55,6 +56,8 @@ def _constant_coords(posterior: Any, model: Any) -> set[str]:
     """PyMC's ``get_constant_coords`` over the posterior's (and constant data's) coordinates."""
     from pymc.sampling.forward import get_constant_coords
 
+    if isinstance(posterior, Mapping):  # plain arrays: no coordinates to compare; they are the model's
+        return set(model.coords)
     coords: dict[str, Any] = {}
     for name in ("constant_data", "posterior"):
         try:

@@ -41,9 +41,18 @@ class _PyMCsToAnswer(Exception):
     """A call PyMC answers itself without a warning (nothing to draw, no model, ...)."""
 
 
-def _unsupported(arguments: dict[str, Any]) -> str | None:
+_KNOWN = {
+    "trace", "model", "var_names", "sample_dims", "random_seed", "return_inferencedata",
+    "extend_inferencedata", "predictions", "idata_kwargs", "compile_kwargs", *_IGNORED,
+}
+
+
+def _unsupported(arguments: dict[str, Any], signature: inspect.Signature) -> str | None:
     """Why the cache cannot answer this call, or None."""
-    trace = arguments["trace"]
+    for param, value in arguments.items():
+        if param not in _KNOWN and value is not signature.parameters[param].default:
+            return f"argument {param}={value!r} is not handled by the cache"
+    trace = arguments.get("trace")
     if not (hasattr(trace, "groups") or hasattr(trace, "data_vars")):
         return f"a posterior of type {type(trace).__name__} (the cache takes InferenceData, DataTree or Dataset)"
     dims = arguments.get("sample_dims")
@@ -113,7 +122,7 @@ def _seam(original: Callable[..., Any]) -> Callable[..., Any]:
         bound.apply_defaults()
         if _STATE.options is None:  # a reference kept from while it was enabled
             return original(*args, **kwargs)
-        reason = _unsupported(bound.arguments)
+        reason = _unsupported(bound.arguments, signature)
         if reason is None:
             try:
                 return _predictive(bound.arguments)

@@ -15,7 +15,7 @@ import numpy as np
 from ...aot.fingerprint import fingerprint_model
 from ...aot.options import RequestOptions
 from ...aot.predictive import RNG_INPUT, plan_predictive, rng_array
-from ...aot.predictive.forward import PredictivePlan, default_outputs
+from ...aot.predictive.forward import PredictivePlan, default_outputs, dim_lengths
 from ...aot.request import make_request, match_floatx
 from ...aot.spec import OutputSpec
 from ..transform_cache import TransformCache
@@ -114,7 +114,8 @@ def run_predictive(
         chains, draws = _chains_draws(posterior)
     rng = rng_array(random_seed, chains, draws)
     sig = (*sig, (RNG_INPUT, rng.shape, "uint32"))
-    spec = OutputSpec("predictive", plan.outputs, given=plan.given)
+    lengths = dim_lengths(model, plan.outputs, plan.given)
+    spec = OutputSpec("predictive", plan.outputs, given=plan.given, dim_lengths=lengths)
     request = make_request(model, sig, options, fingerprint=fp, spec=spec)
     target = None
     if out is not None:
