@@ -123,3 +123,9 @@ def test_a_mutable_dimension_of_new_length_recompiles(tmp_path) -> None:
     second = pymc_aot.posterior_predictive(model, post, random_seed=1, strategy="vmap", cache=tmp_path)
     assert np.asarray(first["y"]).shape == (1, 20, 5) and np.asarray(second["y"]).shape == (1, 20, 8)
     assert abs(np.asarray(second["y"])[..., 7].mean() - 7.0) < 1.0  # y ~ N(b * x, 1) at x = 7
+
+
+def test_same_draws_split_over_devices(tmp_path) -> None:
+    from children import run_child
+
+    assert run_child("child_predictive_sharded.py", tmp_path) == {"sharded": True, "streamed": True}

@@ -66,6 +66,7 @@ def test_predictions_on_new_data(tmp_path) -> None:
     model = regression_data()
     rng = np.random.default_rng(1)
     post = {"beta": rng.normal(size=(CHAINS, DRAWS, 3)), "sigma": np.abs(rng.normal(size=(CHAINS, DRAWS))) + 0.2}
+    post["mu"] = np.einsum("nk,cdk->cdn", model["x"].get_value(), post["beta"])  # stale once x changes
     idata = az.from_dict(posterior=post, constant_data={"x": model["x"].get_value()})
     new_x = rng.normal(size=(9, 3))
     with model:
