@@ -129,3 +129,14 @@ def test_same_draws_split_over_devices(tmp_path) -> None:
     from children import run_child
 
     assert run_child("child_predictive_sharded.py", tmp_path) == {"sharded": True, "streamed": True}
+
+
+def test_inferencedata_dataset_and_dict_give_the_same_draws(model: pm.Model, tmp_path) -> None:
+    import arviz as az
+
+    post = _posterior()
+    idata = az.from_dict(posterior=post, constant_data={"x": model["x"].get_value()})
+    run = lambda p: np.asarray(pymc_aot.posterior_predictive(model, p, random_seed=4, strategy="vmap", cache=tmp_path)["y"])
+    base = run(post)
+    np.testing.assert_array_equal(run(idata), base)
+    np.testing.assert_array_equal(run(idata.posterior), base)
