@@ -95,8 +95,13 @@ def test_what_the_cache_cannot_serve_goes_to_pymc_with_one_warning(tmp_path) -> 
     assert out.posterior_predictive["y"].shape == (1, 5, 3)
 
 
-def test_disable_restores_pymc() -> None:
-    original = pm.sample_posterior_predictive
+def test_disable_restores_pymc_by_identity() -> None:
+    import importlib
+
+    from pymc_aot.runtime.predictive.hook import MODULES
+
+    modules = [importlib.import_module(m) for m in MODULES]
+    before = [m.sample_posterior_predictive for m in modules]
     with pymc_aot.enabled():
-        assert pm.sample_posterior_predictive is not original
-    assert pm.sample_posterior_predictive is original
+        assert all(m.sample_posterior_predictive is not f for m, f in zip(modules, before, strict=True))
+    assert all(m.sample_posterior_predictive is f for m, f in zip(modules, before, strict=True))
