@@ -6,6 +6,7 @@ starts without importing jax or pymc.
 * :func:`precompile` compiles and stores a model's transform before sampling.
 * :func:`compare` compiles every strategy and shows which fits (a table, HTML, a plot).
 * :func:`postprocess` / :func:`log_likelihood` run the cached transform on raw draws.
+* :func:`posterior_predictive` draws the posterior predictive (``pm.sample_posterior_predictive``).
 * :func:`from_posterior` computes deterministics or the log-likelihood from ``idata.posterior``.
 * :func:`enable` / :func:`disable` / :func:`enabled` hook the cache into ``pm.sample``.
 """
@@ -26,6 +27,7 @@ _EXPORTS = {
     "postprocess": ".runtime.transforms.engine",
     "log_likelihood": ".runtime.transforms.engine",
     "from_posterior": ".runtime.transforms.engine",
+    "posterior_predictive": ".runtime.predictive",
     "clear_memo": ".runtime.transforms.engine",
     "get_store": ".runtime.transforms.engine",
     "SampleError": ".runtime.transforms.validate",
@@ -56,6 +58,7 @@ __all__ = [
     "get_store",
     "is_enabled",
     "log_likelihood",
+    "posterior_predictive",
     "postprocess",
     "precompile",
 ]
@@ -67,6 +70,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
     from .aot.identity.key import TransformKey
     from .aot.strategies.budget import MemoryBudgetError
     from .cache import CachePermissionError, CacheStore, IntegrityError
+    from .runtime.predictive import posterior_predictive
     from .runtime.pymc.pymc_hooks import disable, enable, enabled, is_enabled
     from .runtime.transforms.engine import clear_memo, from_posterior, get_store, log_likelihood, postprocess
     from .runtime.transforms.validate import SampleError

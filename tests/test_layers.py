@@ -25,11 +25,13 @@ ROOMS = (
     ("pymc_aot.aot.compat",),  # PyMC 5 / 6 differences: a leaf
     ("pymc_aot.aot.strategies",),  # how draws are run, the memory budget
     ("pymc_aot.aot.identity",),  # the model hash and the key (the key names the strategy)
+    ("pymc_aot.aot.predictive",),  # the posterior predictive's forward graph and per-draw keys
     ("pymc_aot.aot.build",),  # request -> graph -> compiled, stored entry
     ("pymc_aot.aot.choice",),  # resolve, auto and its fits, compare
     ("pymc_aot.aot",),  # aot/__init__.py: the lazy facade over its rooms
     ("pymc_aot.runtime.streams",),  # batches of draws through a transform, the Zarr sink
     ("pymc_aot.runtime.transforms",),  # the in-process transform cache, postprocess()
+    ("pymc_aot.runtime.predictive",),  # posterior_predictive() and its pm.sample_posterior_predictive seam
     ("pymc_aot.runtime.pymc",),  # PyMC's seams: enable()
     ("pymc_aot.runtime.cli",),  # the pymc-aot command
     ("pymc_aot.runtime",),  # runtime/__init__.py: the lazy facade

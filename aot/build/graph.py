@@ -57,7 +57,15 @@ def output_variables(model: Any, spec: OutputSpec) -> list[Any]:
 def build_transform(model: Any, spec: OutputSpec, fingerprint: ModelFingerprint) -> TransformGraph:
     """Rewrite and jaxify ``spec``'s outputs with value variables and data as inputs.
 
-    Kinds that take constrained values take them instead of value variables (:mod:`.constrained`)."""
+    Kinds that take constrained values take them instead of value variables (:mod:`.constrained`);
+    the posterior predictive takes the posterior draws it needs and a key per draw (:mod:`.predictive`)."""
+    if spec.kind == "predictive":
+        from ..predictive.lowering import keyed, predictive_graph
+
+        inputs, outputs = predictive_graph(model, spec)
+        graph = jaxify(inputs, outputs, fingerprint, spec.names)
+        fn = keyed(graph.fn, len(spec.given), len(inputs) - len(spec.given))
+        return TransformGraph(fn=fn, data_indices=graph.data_indices, output_names=spec.names)
     if spec.kind in CONSTRAINED_KINDS:
         from .constrained import constrained_graph
 

@@ -110,7 +110,7 @@ def make_key(
     return TransformKey(
         model_hash=fingerprint.model_hash,
         kind=spec.kind,
-        outputs=spec.names,
+        outputs=spec.keyed_outputs,
         values=values,
         data=fingerprint.data_signature(),
         strategy=strategy.name if strategy is not None else family or AUTO,

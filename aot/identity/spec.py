@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pymc.util import is_transformed_name
 
-TransformKind = Literal["posterior", "log_likelihood", "constrained_log_likelihood", "deterministics"]
+TransformKind = Literal["posterior", "log_likelihood", "constrained_log_likelihood", "deterministics", "predictive"]
 InputKind = Literal["unconstrained", "constrained"]
 
 CONSTRAINED_KINDS = frozenset({"constrained_log_likelihood", "deterministics"})
@@ -27,6 +27,17 @@ class OutputSpec:
 
     kind: TransformKind
     names: tuple[str, ...]
+    given: tuple[str, ...] = ()
+    """``predictive``: the variables taken from the posterior (the rest is drawn or computed,
+    see ``aot.predictive``); their arrays, then the draw keys, are the inputs. Empty otherwise."""
+    dim_lengths: tuple[tuple[str, int], ...] = ()
+    """``predictive``: mutable dimension lengths compiled in as constants (random draws need
+    static sizes in JAX); part of the key. Empty otherwise."""
+
+    @property
+    def keyed_outputs(self) -> tuple[str, ...]:
+        """The outputs as the key names them: with the compiled-in dimension lengths, if any."""
+        return (*self.names, *(f"{dim}={n}" for dim, n in self.dim_lengths))
 
     @property
     def inputs(self) -> InputKind:

@@ -48,6 +48,12 @@ STRATEGY_HELP = (
     "idata.posterior, for pm.compute_deterministics and, with --log-likelihood, pm.compute_log_likelihood "
     "(PyMC's NUTS, nutpie).",
 )
+@click.option(
+    "--predictive",
+    is_flag=True,
+    help="Also compile the posterior predictive (pm.sample_posterior_predictive after pm.sample; "
+    "--var-names then names what it draws).",
+)
 @pass_state
 def precompile(
     state: CliState,
@@ -56,6 +62,7 @@ def precompile(
     as_json: bool,
     log_likelihood: bool,
     inputs: str,
+    predictive: bool,
     **request: Any,
 ) -> None:
     """Compile and store the postprocessing of MODEL before sampling, and say what it will cost.
@@ -74,6 +81,7 @@ def precompile(
     store = CacheStore(cache_dir)
     first = "deterministics" if inputs == "constrained" else "posterior"
     kinds = [first, "log-likelihood"] if log_likelihood else [first]
+    kinds += ["predictive"] if predictive else []
     with progress_display(state.output) as display:
         setup = display.task("setup", unit="")
         tasks = [display.task(kind) for kind in kinds]
@@ -85,6 +93,9 @@ def precompile(
         setup.done(f"loaded {ref_label(model_ref)}")
         entries = []
         for task in tasks:
+            if task.name == "predictive":
+                entries.append(_predictive(model, store, model_ref, task, request))
+                continue
             options = _step_options(model, inputs, task.name, request)
             if options is None:
                 task.done("nothing to compile")
@@ -102,6 +113,20 @@ def precompile(
             task.done(f"{_how(entry)}: {entry.strategy}")
             entries.append(entry)
     _report(state, store, entries, request, as_json)
+
+
+def _predictive(model: Any, store: CacheStore, model_ref: str, task: Any, request: dict[str, Any]) -> Any:
+    """The posterior predictive step: ``--var-names`` are what it draws (default: PyMC's)."""
+    from ...aot.build.options import RequestOptions
+    from ...aot.choice.predictive import precompile_predictive
+
+    options = RequestOptions.pick({**request, "model_name": ref_label(model_ref)})
+    with as_user_error():
+        entry = precompile_predictive(
+            model, options, chains=request["chains"], draws=request["draws"], cache=store, progress=task
+        )
+    task.done(f"{_how(entry)}: {entry.strategy}")
+    return entry
 
 
 def _how(entry: Any) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..predictive import hook as predictive_hook
 from . import pymc_compute_hooks
 from .hook_state import STATE, Options
 from .pymc_jax_seams import REPLACEMENTS, SEAMS, seams_present
@@ -142,6 +143,7 @@ def enable(
         _point_jax_cache(jax_dir)
     STATE.options = options
     pymc_compute_hooks.enable(options)  # pm.compute_log_likelihood / compute_deterministics
+    predictive_hook.enable(options)  # pm.sample_posterior_predictive
     return True
 
 
@@ -152,6 +154,7 @@ def disable() -> None:
     import pymc.sampling.jax as pymc_jax
 
     pymc_compute_hooks.disable()
+    predictive_hook.disable()
     for name, original in STATE.originals.items():
         setattr(pymc_jax, name, original)
     STATE.originals = {}
