@@ -9,7 +9,7 @@ import numpy as np
 from zoo import regression_data
 
 import pymc_aot
-from pymc_aot.runtime import engine
+from pymc_aot.runtime.transforms import engine
 
 rng = np.random.default_rng(0)
 post = {"beta": rng.normal(size=(2, 30, 3)), "sigma": np.abs(rng.normal(size=(2, 30))) + 0.2}

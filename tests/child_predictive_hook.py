@@ -13,7 +13,7 @@ import pymc as pm
 from predictive_models import poisson
 
 import pymc_aot
-from pymc_aot.runtime import engine
+from pymc_aot.runtime.transforms import engine
 
 model = poisson()
 rng = np.random.default_rng(0)

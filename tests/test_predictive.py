@@ -12,8 +12,8 @@ import pytest
 from zoo import regression_data
 
 import pymc_aot
-from pymc_aot.runtime import engine
-from pymc_aot.runtime.validate import SampleError
+from pymc_aot.runtime.transforms import engine
+from pymc_aot.runtime.transforms.validate import SampleError
 
 CHAINS, DRAWS = 2, 60
 

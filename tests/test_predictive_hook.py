@@ -12,7 +12,7 @@ import pytest
 from zoo import regression_data
 
 import pymc_aot
-from pymc_aot.runtime import engine
+from pymc_aot.runtime.transforms import engine
 
 CHAINS, DRAWS = 2, 40
 
