@@ -10,6 +10,7 @@ from typing import Any
 import diskcache
 
 from .errors import CacheUnavailableError, IntegrityError
+from .foreign import check_ours, mark
 from .paths import ENV_CACHE_DIR
 from .permissions import check_database, check_directory, make_private_dirs, remove_value_file, value_path
 from .readonly import ReadOnlyDB, read_value
@@ -60,13 +61,15 @@ def open_database(root: Path, *, read_only: bool, size_limit: int = 0, shared: b
     if read_only:
         check_directory(root, read_only=True)
         check_database(root, read_only=True)
+        check_ours(root)
         return ReadOnlyDB(root)
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
     check_directory(root, read_only=False)
     with contextlib.suppress(FileExistsError):  # SQLite gives -wal and -shm the database's mode
         os.close(os.open(root / "cache.db", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     check_database(root, read_only=False)
-    return diskcache.Cache(
+    check_ours(root)
+    cache = diskcache.Cache(
         str(root),
         size_limit=size_limit,
         eviction_policy="least-recently-used",
@@ -77,3 +80,5 @@ def open_database(root: Path, *, read_only: bool, size_limit: int = 0, shared: b
         disk_min_file_size=0,
         sqlite_journal_mode="delete" if shared else "wal",
     )
+    mark(cache)
+    return cache

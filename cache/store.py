@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .deferred import writes_for
 from .errors import BAD_VALUE, CacheUnavailableError, IntegrityError, store_errors
-from .paths import DEFAULT_SIZE_LIMIT, ENV_READ_ONLY, ENV_SIZE_LIMIT, default_cache_dir, parse_size
+from .paths import ENV_READ_ONLY, default_cache_dir, parse_size, size_limit_from_env
 from .permissions import private_subdirectory
 from .readonly import OwnedReader
 from .records import finite_number, fresh_usage, parse_usage, usage_after_hit
@@ -59,8 +59,7 @@ class CacheStore:
         is the operator's private key that a shared cache is filled with. Keys are PEM text
         or files. Without either, entries are signed with a per-user secret."""
         self.directory = default_cache_dir(directory)
-        env_limit = os.environ.get(ENV_SIZE_LIMIT)
-        self.size_limit = parse_size(size_limit if size_limit is not None else env_limit or DEFAULT_SIZE_LIMIT)
+        self.size_limit = parse_size(size_limit) if size_limit is not None else size_limit_from_env()
         if read_only is None:
             read_only = os.environ.get(ENV_READ_ONLY, "").lower() in ("1", "true", "yes")
         self.read_only = bool(read_only)
