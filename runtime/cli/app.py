@@ -12,6 +12,8 @@ from ...cache import CacheConfigError, CachePermissionError
 from .cmd_clear import clear
 from .cmd_compare import compare
 from .cmd_doctor import doctor
+from .cmd_export import export
+from .cmd_import import import_
 from .cmd_inspect import inspect
 from .cmd_precompile import precompile
 from .cmd_stats import stats
@@ -34,7 +36,7 @@ def cli(state: CliState, debug: bool) -> None:
     state.debug = debug
 
 
-for command in (precompile, inspect, compare, stats, clear, doctor):
+for command in (precompile, inspect, compare, stats, clear, doctor, export, import_):
     cli.add_command(command)
 
 
