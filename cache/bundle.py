@@ -91,12 +91,13 @@ def write_bundle(
     return body
 
 
-def _manifest(zf: zipfile.ZipFile, verifier: Ed25519Verifier, where: str) -> dict[str, Any]:
+def check_manifest(doc: Any, verifier: Ed25519Verifier, where: str) -> dict[str, Any]:
+    """The manifest body of the parsed ``manifest.json`` ``doc``, if its format is ours and
+    ``verifier`` verifies its signature; else BundleError."""
     try:
-        doc = json.loads(zf.read(MANIFEST))
         body, sig = doc["manifest"], doc["sig"]
         kind, fmt = body["kind"], body["format"]
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError) as exc:
         raise BundleError(f"{where}: no readable manifest ({type(exc).__name__}: {exc})") from None
     if kind != BUNDLE_KIND or fmt != BUNDLE_FORMAT or body.get("entry_format") != FORMAT_VERSION:
         raise BundleError(
@@ -112,6 +113,14 @@ def _manifest(zf: zipfile.ZipFile, verifier: Ed25519Verifier, where: str) -> dic
     if not isinstance(body.get("entries"), list):
         raise BundleError(f"{where}: the manifest lists no entries")
     return body
+
+
+def _manifest(zf: zipfile.ZipFile, verifier: Ed25519Verifier, where: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(zf.read(MANIFEST))
+    except (KeyError, ValueError) as exc:
+        raise BundleError(f"{where}: no readable manifest ({type(exc).__name__}: {exc})") from None
+    return check_manifest(doc, verifier, where)
 
 
 def _entry(zf: zipfile.ZipFile, listed: Any, verifier: Ed25519Verifier, where: str) -> BundleEntry:

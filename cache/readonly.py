@@ -31,7 +31,7 @@ def read_value(root: str, mode: int, filename: object, value: Any, *, read_only:
         raise IntegrityError(f"refusing a value stored in mode {mode} (pickled or unknown)")
     path = value_path(root, filename)
     check_value_directories(Path(root), path, read_only=read_only)
-    data = _read_regular_file(path)
+    data = read_regular_file(path)
     if mode == MODE_BINARY:
         return data
     try:
@@ -40,7 +40,7 @@ def read_value(root: str, mode: int, filename: object, value: Any, *, read_only:
         raise IntegrityError(f"a text value that is not UTF-8 ({exc.reason})") from exc
 
 
-def _read_regular_file(path: str) -> bytes:
+def read_regular_file(path: str) -> bytes:
     """The bytes of the regular file at ``path``; IntegrityError for a symlink, a FIFO, a device...
 
     Opened without following a symlink and without blocking (a FIFO would wait for a writer

@@ -89,7 +89,7 @@ class CacheStore:
         from .disk import open_database  # imports diskcache: only to write, or to decide a miss
 
         if self.read_only:
-            return open_database(self.directory, read_only=True)
+            return open_database(self.directory, read_only=True, verifier=self._signer)
         db = open_database(
             self.directory, read_only=False, size_limit=self.size_limit, shared=isinstance(self._signer, Ed25519Signer)
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import zipfile
 from pathlib import Path
 
@@ -121,7 +122,7 @@ def test_a_bad_bundle_imports_nothing(tmp_path, filled, keys, edit, why):
 def test_entry_signature_is_checked_even_with_a_consistent_manifest(tmp_path, filled, keys):
     """An entry re-signed with another key, spliced into a bundle whose manifest is re-signed
     with that key too: refused as signed by another key."""
-    _, other_public = generate_keypair(tmp_path / "other")
+    generate_keypair(tmp_path / "other")
     other_path = tmp_path / "other.pmaot"
     export_bundle(filled, other_path, tmp_path / "other" / "cache-signing-key.pem")
     worker = CacheStore(tmp_path / "worker")
@@ -169,3 +170,48 @@ def test_cli_export_then_import(tmp_path, filled, keys, capsys, monkeypatch):
     assert len(err.strip().splitlines()) == 1 and "changed after it was signed" in err
     assert main(["import", str(path), "--cache-dir", str(tmp_path / "w3")]) == 1
     assert "--public-key" in capsys.readouterr().err
+
+
+# -- a bundle read in place, read-only (a container image) -------------------------------------
+def _snapshot(path: Path) -> dict:
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*"))
+    return {str(p): (p.stat().st_mtime_ns, p.stat().st_size) for p in files}
+
+
+@pytest.mark.parametrize("form", ["file", "unpacked"])
+def test_a_bundle_is_read_in_place_without_writing(tmp_path, filled, keys, form):
+    root = _bundle(tmp_path, filled, keys)
+    if form == "unpacked":
+        with zipfile.ZipFile(root) as zf:
+            zf.extractall(tmp_path / "unpacked")
+        root = tmp_path / "unpacked"
+    before = _snapshot(root)
+    store = CacheStore(root, read_only=True, public_key=keys[1])
+    assert store.get(A)[0] == b"exe-a" * 100 and store.metadata(B)["model_name"] == "m1"
+    assert sorted(r.digest for r in store.entries()) == [A, B, C]
+    assert store.get("d" * 64) is None
+    store.record_hit(A)
+    store.close()
+    assert _snapshot(root) == before and sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["keys", "operator", "models.pmaot", *(["unpacked"] if form == "unpacked" else [])]
+    )
+
+
+def test_a_bundle_read_in_place_with_another_key_warns_once_and_misses(tmp_path, filled, keys, caplog):
+    root = _bundle(tmp_path, filled, keys)
+    _, stranger = generate_keypair(tmp_path / "stranger")
+    store = CacheStore(root, read_only=True, public_key=stranger)
+    with caplog.at_level(logging.WARNING, logger="pymc_aot.cache"):
+        assert store.get(A) is None and store.get(B) is None and store.entries() == []
+    messages = [r.getMessage() for r in caplog.records if r.name == "pymc_aot.cache"]
+    assert len(messages) == 1 and "not with the public key" in messages[0] and "running uncached" in messages[0]
+
+
+def test_a_tampered_entry_of_an_unpacked_bundle_is_not_trusted(tmp_path, filled, keys):
+    root = _bundle(tmp_path, filled, keys)
+    with zipfile.ZipFile(root) as zf:
+        zf.extractall(tmp_path / "unpacked")
+    exe = tmp_path / "unpacked" / "entries" / A / "exe"
+    exe.write_bytes(b"forged" + exe.read_bytes()[6:])
+    store = CacheStore(tmp_path / "unpacked", read_only=True, public_key=keys[1])
+    assert store.get(A) is None and store.get(B)[0] == b"exe-b"

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import click
 
 from ...cache import CacheConfigError, CachePermissionError
+from ...cache.bundle import BundleError
 from .cmd_clear import clear
 from .cmd_compare import compare
 from .cmd_doctor import doctor
@@ -48,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = cli.main(
             args=list(argv) if argv is not None else None, prog_name="pymc-aot", standalone_mode=False, obj=state
         )
-    except (CachePermissionError, CacheConfigError) as exc:
+    except (CachePermissionError, CacheConfigError, BundleError) as exc:
         click.echo(f"pymc-aot: {exc}", err=True)
         return 1
     except click.exceptions.Abort:
