@@ -17,6 +17,7 @@ from .cmd_export import export
 from .cmd_import import import_
 from .cmd_inspect import inspect
 from .cmd_precompile import precompile
+from .cmd_push import push
 from .cmd_stats import stats
 from .state import CliState, pass_state
 
@@ -37,7 +38,7 @@ def cli(state: CliState, debug: bool) -> None:
     state.debug = debug
 
 
-for command in (precompile, inspect, compare, stats, clear, doctor, export, import_):
+for command in (precompile, inspect, compare, stats, clear, doctor, export, import_, push):
     cli.add_command(command)
 
 
