@@ -215,3 +215,17 @@ def test_a_tampered_entry_of_an_unpacked_bundle_is_not_trusted(tmp_path, filled,
     exe.write_bytes(b"forged" + exe.read_bytes()[6:])
     store = CacheStore(tmp_path / "unpacked", read_only=True, public_key=keys[1])
     assert store.get(A) is None and store.get(B)[0] == b"exe-b"
+
+
+def test_doctor_shows_a_bundles_manifest(tmp_path, filled, keys, monkeypatch):
+    from pymc_aot.runtime.cli.diagnose_remote import bundle_facts
+
+    root = _bundle(tmp_path, filled, keys)
+    monkeypatch.setenv("PYMC_AOT_CACHE_PUBLIC_KEY", str(keys[1]))
+    facts, problems = bundle_facts(root)
+    assert problems == [] and dict(facts)["entries"] == "3" and dict(facts)["verified"] == "yes"
+    assert dict(facts)["models"] == "m1, other"
+    _, stranger = generate_keypair(tmp_path / "stranger")
+    monkeypatch.setenv("PYMC_AOT_CACHE_PUBLIC_KEY", str(stranger))
+    assert "not with the public key" in bundle_facts(root)[1][0]
+    assert bundle_facts(tmp_path / "operator") is None

@@ -104,3 +104,13 @@ def test_cli_push_then_a_worker_fetches(tmp_path, keys, monkeypatch, capsys):
     monkeypatch.setenv("PYMC_AOT_CACHE_REMOTE_PUBLIC_KEY", str(keys[1]))
     worker = CacheStore(tmp_path / "worker")
     assert worker.get(B)[0] == b"exe-b" and worker.get(A) is None
+
+
+def test_doctor_shows_the_remote_tier(remote, keys, monkeypatch):
+    from pymc_aot.runtime.cli.diagnose_remote import remote_facts
+
+    facts, problems = remote_facts()
+    assert problems == [] and dict(facts)["entries"] == "2" and dict(facts)["reachable"] == "yes"
+    monkeypatch.setenv("PYMC_AOT_CACHE_REMOTE", "nosuchprotocol://x")
+    facts, problems = remote_facts()
+    assert dict(facts)["reachable"] == "no" and "cannot be listed" in problems[0]
