@@ -19,6 +19,7 @@ import os
 import tempfile
 import time
 import zipfile
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,8 @@ from .verify import FORMAT_VERSION, check_envelope, check_executable, seal
 BUNDLE_KIND = "pymc-aot-bundle"
 BUNDLE_FORMAT = 1
 MANIFEST = "manifest.json"
+UNREADABLE = (KeyError, zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError)
+"""What reading a member of a damaged zip file raises (a missing member, a bad CRC or stream)."""
 
 
 class BundleError(IntegrityError):
@@ -118,7 +121,7 @@ def check_manifest(doc: Any, verifier: Ed25519Verifier, where: str) -> dict[str,
 def _manifest(zf: zipfile.ZipFile, verifier: Ed25519Verifier, where: str) -> dict[str, Any]:
     try:
         doc = json.loads(zf.read(MANIFEST))
-    except (KeyError, ValueError) as exc:
+    except (*UNREADABLE, ValueError) as exc:
         raise BundleError(f"{where}: no readable manifest ({type(exc).__name__}: {exc})") from None
     return check_manifest(doc, verifier, where)
 
@@ -130,7 +133,7 @@ def _entry(zf: zipfile.ZipFile, listed: Any, verifier: Ed25519Verifier, where: s
     meta_name, exe_name = _members(digest)
     try:
         envelope, executable = zf.read(meta_name), zf.read(exe_name)
-    except (KeyError, zipfile.BadZipFile, EOFError, OSError) as exc:
+    except UNREADABLE as exc:
         raise BundleError(f"{where}: entry {digest[:12]} is missing or truncated ({exc})") from None
     if _sha(envelope) != listed.get("meta_sha256") or _sha(executable) != listed.get("exe_sha256"):
         raise BundleError(f"{where}: entry {digest[:12]} was changed after it was signed (digest mismatch)")
@@ -153,10 +156,10 @@ def read_bundle(path: str | os.PathLike[str], public_key: KeySource) -> tuple[di
             entries = [_entry(zf, listed, verifier, where) for listed in body["entries"]]
             expected = {MANIFEST, *(name for e in entries for name in _members(e.digest))}
             extra = sorted(set(zf.namelist()) - expected)
-    except (zipfile.BadZipFile, EOFError) as exc:
-        raise BundleError(f"{where}: not a bundle, or truncated ({exc})") from None
     except FileNotFoundError:
         raise BundleError(f"{where}: no such file") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, ValueError) as exc:
+        raise BundleError(f"{where}: not a bundle, or truncated ({exc})") from None
     if extra:
         raise BundleError(f"{where}: members the signed manifest does not list ({', '.join(extra[:3])})")
     if len({e.digest for e in entries}) != len(entries):

@@ -18,7 +18,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .bundle import MANIFEST, BundleError, check_manifest
+from .bundle import MANIFEST, UNREADABLE, BundleError, check_manifest
+from .errors import IntegrityError
 from .readonly import read_regular_file
 
 _DIGEST = re.compile(r"[0-9a-f]{1,128}")
@@ -43,7 +44,7 @@ class BundleDB:
             else:
                 self._zip = zipfile.ZipFile(root)
                 manifest = json.loads(self._zip.read(MANIFEST))
-        except (zipfile.BadZipFile, KeyError, ValueError, EOFError) as exc:
+        except (*UNREADABLE, ValueError) as exc:
             raise BundleError(f"bundle {root}: no readable manifest ({type(exc).__name__}: {exc})") from None
         body = check_manifest(manifest, verifier, f"bundle {root}")
         listed = [e.get("digest") for e in body["entries"] if isinstance(e, dict)]
@@ -57,14 +58,17 @@ class BundleDB:
         if self._zip is None:
             data = read_regular_file(str(self.directory / name))
         else:
-            with self._lock:
-                data = self._zip.read(name)
+            try:
+                with self._lock:
+                    data = self._zip.read(name)
+            except UNREADABLE as exc:  # a damaged member: a broken entry, never trusted
+                raise IntegrityError(f"bundle member {name} cannot be read ({exc})") from None
         return data.decode("utf-8") if kind == "meta" else data
 
     def get(self, key: str, default: Any = None) -> Any:
         try:
             value = self._read(key)
-        except (KeyError, FileNotFoundError):
+        except FileNotFoundError:
             return default
         return default if value is None else value
 
