@@ -5,7 +5,7 @@ This package imports neither jax nor pymc; it only knows bytes and dicts.
 
 from typing import TYPE_CHECKING
 
-from .errors import CachePermissionError, CacheUnavailableError, IntegrityError
+from .errors import CacheConfigError, CachePermissionError, CacheUnavailableError, IntegrityError
 from .paths import DEFAULT_SIZE_LIMIT, default_cache_dir, parse_size
 from .permissions import private_subdirectory
 from .signing import generate_keypair
@@ -25,6 +25,7 @@ def __getattr__(name: str) -> type:
 
 __all__ = [
     "DEFAULT_SIZE_LIMIT",
+    "CacheConfigError",
     "CachePermissionError",
     "CacheStore",
     "CacheUnavailableError",

@@ -9,7 +9,10 @@ from typing import Any
 
 import diskcache
 
+from .bundle import BundleError
+from .bundle_db import BundleDB, is_unpacked_bundle
 from .errors import CacheUnavailableError, IntegrityError
+from .foreign import check_ours, mark
 from .paths import ENV_CACHE_DIR
 from .permissions import check_database, check_directory, make_private_dirs, remove_value_file, value_path
 from .readonly import ReadOnlyDB, read_value
@@ -51,22 +54,33 @@ class NoPickleDisk(diskcache.Disk):
         remove_value_file(self._directory, file_path)
 
 
-def open_database(root: Path, *, read_only: bool, size_limit: int = 0, shared: bool = False) -> Any:
+def open_database(
+    root: Path, *, read_only: bool, size_limit: int = 0, shared: bool = False, verifier: Any = None
+) -> Any:
     """The cache database in ``root``, after its permission checks; made (mode 0700/0600) if writable.
 
-    ``shared``: an operator's cache that workers read, kept in rollback-journal mode."""
+    ``shared``: an operator's cache that workers read, kept in rollback-journal mode. Read-only,
+    ``root`` may also be a bundle (the file, or its unpacked directory), checked with ``verifier``."""
+    if read_only and (root.is_file() or is_unpacked_bundle(root)):
+        check_directory(root, read_only=True)
+        try:
+            return BundleDB(root, verifier)
+        except BundleError as exc:  # one warning, then every lookup misses and compiles in memory
+            raise CacheUnavailableError(str(exc)) from exc
     if root.exists() and not root.is_dir():
         raise CacheUnavailableError(f"it is a file, not a directory: point {ENV_CACHE_DIR} (or cache_dir=) elsewhere")
     if read_only:
         check_directory(root, read_only=True)
         check_database(root, read_only=True)
+        check_ours(root)
         return ReadOnlyDB(root)
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
     check_directory(root, read_only=False)
     with contextlib.suppress(FileExistsError):  # SQLite gives -wal and -shm the database's mode
         os.close(os.open(root / "cache.db", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     check_database(root, read_only=False)
-    return diskcache.Cache(
+    check_ours(root)
+    cache = diskcache.Cache(
         str(root),
         size_limit=size_limit,
         eviction_policy="least-recently-used",
@@ -77,3 +91,5 @@ def open_database(root: Path, *, read_only: bool, size_limit: int = 0, shared: b
         disk_min_file_size=0,
         sqlite_journal_mode="delete" if shared else "wal",
     )
+    mark(cache)
+    return cache

@@ -16,6 +16,10 @@ class CachePermissionError(Exception):
     Not an ``OSError``: this is a configuration to fix, not a disk to work around."""
 
 
+class CacheConfigError(ValueError):
+    """A setting of the cache (an environment variable, an argument) that cannot be understood."""
+
+
 class CacheUnavailableError(OSError):
     """The cache cannot be opened at all (a file, a read-only file system); runs go uncached."""
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
+
+from .errors import CacheConfigError
 
 ENV_CACHE_DIR = "PYMC_AOT_CACHE_DIR"
 ENV_SIZE_LIMIT = "PYMC_AOT_CACHE_SIZE_LIMIT"
@@ -42,9 +45,33 @@ def default_cache_dir(override: str | os.PathLike[str] | None = None) -> Path:
     env = os.environ.get(ENV_CACHE_DIR)
     if env:
         return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return user_cache_dir()
+
+
+def user_cache_dir() -> Path:
+    """``pymc-aot`` in the user cache dir: ``platformdirs`` on macOS and Windows; elsewhere the
+    XDG spec (what platformdirs also answers there, without importing it on a hit): an absolute
+    ``$XDG_CACHE_HOME``, else ``~/.cache``. A relative ``$XDG_CACHE_HOME`` is ignored, as the
+    spec says, so the cache never moves with the working directory."""
+    if sys.platform in ("darwin", "win32"):
+        import platformdirs
+
+        return Path(platformdirs.user_cache_dir("pymc-aot", appauthor=False))
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
     return base / "pymc-aot"
+
+
+def size_limit_from_env() -> int:
+    """``$PYMC_AOT_CACHE_SIZE_LIMIT`` in bytes (the default if unset); CacheConfigError naming it
+    if it is not a size."""
+    value = os.environ.get(ENV_SIZE_LIMIT, "")
+    if not value.strip():
+        return DEFAULT_SIZE_LIMIT
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise CacheConfigError(f"{ENV_SIZE_LIMIT}: {exc}") from None
 
 
 def parse_size(value: int | str) -> int:

@@ -15,12 +15,13 @@ import re
 import stat
 from pathlib import Path
 
+from .ancestors import check_ancestors
 from .errors import CachePermissionError, IntegrityError
 from .paths import ENV_CACHE_DIR, ENV_PUBLIC_KEY, ENV_READ_ONLY
 
 log = logging.getLogger("pymc_aot.cache")
 
-DATABASE_FILES = ("cache.db", "cache.db-wal", "cache.db-shm")
+DATABASE_FILES = ("cache.db", "cache.db-wal", "cache.db-shm", "cache.db-journal")
 _SEP = re.escape(os.sep)
 _VALUE_FILE = re.compile(rf"[0-9a-f]{{2}}{_SEP}[0-9a-f]{{2}}{_SEP}[0-9a-f]{{28}}\.val")  # diskcache's layout
 
@@ -47,10 +48,20 @@ def _refuse_foreign(path: Path, info: os.stat_result, fix: str) -> None:
 
 
 def check_directory(directory: Path, *, read_only: bool) -> None:
-    """Refuse a cache root that another user could have written."""
+    """Refuse a cache root that another user could have written (or, shared, swapped).
+
+    A root that is a symbolic link is refused for writing: SQLite and the value files would
+    land wherever it points."""
+    if not read_only and directory.is_symlink():
+        raise CachePermissionError(
+            f"pymc-aot refuses the cache {directory}: it is a symbolic link (to {os.readlink(directory)}), and "
+            f"pymc-aot writes only into a real directory; set {ENV_CACHE_DIR} to the directory itself"
+        )
     info = directory.stat()
     _refuse_others_writable(directory, info, f"chmod go-w {directory}")
-    if not read_only:
+    if read_only:
+        check_ancestors(directory, "the shared cache")
+    else:
         _refuse_foreign(
             directory,
             info,
@@ -60,13 +71,20 @@ def check_directory(directory: Path, *, read_only: bool) -> None:
 
 
 def check_database(root: Path, *, read_only: bool) -> None:
-    """Refuse database files (``cache.db`` and SQLite's ``-wal``/``-shm``) others could write."""
+    """Refuse database files (``cache.db`` and SQLite's ``-wal``/``-shm``/``-journal``) others could
+    write, and any that is not a regular file: SQLite follows a (dangling) symlink out of the cache."""
     for name in DATABASE_FILES:
         path = root / name
         try:
-            info = path.stat()
+            info = path.lstat()
         except FileNotFoundError:
             continue
+        if not stat.S_ISREG(info.st_mode):
+            kind = f"a symbolic link (to {os.readlink(path)})" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+            raise CachePermissionError(
+                f"pymc-aot refuses {path}: it is {kind}, and SQLite would read and write wherever it leads; "
+                f"remove it (`rm {path}`) and pymc-aot makes a fresh database"
+            )
         _refuse_others_writable(path, info, f"chmod go-w {path}")
         if not read_only:
             _refuse_foreign(path, info, f"Fix it with `chown {os.getuid()} {path}`, or use your own cache.")

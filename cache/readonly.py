@@ -7,8 +7,10 @@ and through diskcache (``disk.NoPickleDisk``), is read by ``read_value``.
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -29,14 +31,33 @@ def read_value(root: str, mode: int, filename: object, value: Any, *, read_only:
         raise IntegrityError(f"refusing a value stored in mode {mode} (pickled or unknown)")
     path = value_path(root, filename)
     check_value_directories(Path(root), path, read_only=read_only)
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data = read_regular_file(path)
     if mode == MODE_BINARY:
         return data
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise IntegrityError(f"a text value that is not UTF-8 ({exc.reason})") from exc
+
+
+def read_regular_file(path: str) -> bytes:
+    """The bytes of the regular file at ``path``; IntegrityError for a symlink, a FIFO, a device...
+
+    Opened without following a symlink and without blocking (a FIFO would wait for a writer
+    forever), then checked with ``fstat`` before anything is read."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise IntegrityError(f"a value file that is a symbolic link ({path})") from exc
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise IntegrityError(f"a value file that is not a regular file ({path})")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return fh.read()
 
 
 class ReadOnlyDB:

@@ -17,6 +17,7 @@ import secrets
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+from .ancestors import check_ancestors
 from .errors import CachePermissionError
 from .paths import ENV_PUBLIC_KEY, ENV_READ_ONLY, ENV_SHARED_HMAC_KEY, ENV_SIGNING_KEY
 from .permissions import check_key_file
@@ -131,6 +132,7 @@ def _key_bytes(source: KeySource, name: str, *, private: bool) -> tuple[bytes, s
         path = Path(source).expanduser()
         try:
             check_key_file(path, private=private)
+            check_ancestors(path, f"the {'private' if private else 'public'} key")
             return path.read_bytes(), f"{name} ({path})"
         except CachePermissionError as exc:
             raise CachePermissionError(f"{name}: {exc}") from None

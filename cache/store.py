@@ -1,17 +1,15 @@
 """A small, boring, size-bounded store of compiled transforms.
 
 One entry is three diskcache items under the entry's hex digest: ``exe:<digest>``, the
-executable bytes, written first; ``meta:<digest>``, a signed JSON envelope whose metadata
-records the executable's SHA-256 and size, written last (its presence marks a complete entry);
-``use:<digest>``, an unsigned JSON usage record (hits, last used).
+executable bytes, written first; ``meta:<digest>``, a signed JSON envelope recording the
+executable's SHA-256 and size, written last (it marks a complete entry); ``use:<digest>``, an
+unsigned JSON usage record (hits, last used).
 
-Nothing is trusted before it is verified (``verify``): the envelope's signature (HMAC-SHA256
-with a per-user secret in the cache root, or the operator's Ed25519 key for a shared cache,
-see ``signing``) and the executable's digest are checked on every read; an entry that fails,
-or any of whose rows is refused, is dropped and reported as missing. A hit is read through a
-read-only SQLite connection (``readonly``: one SELECT, no diskcache) with the same checks;
-anything else goes through diskcache, which decides and drops. Writes go through diskcache,
-a hit's usage record in the background (``deferred``).
+Nothing is trusted before it is verified (``verify``): the envelope's signature (a per-user
+HMAC secret, or the operator's Ed25519 key for a shared cache, ``signing``) and the
+executable's digest, on every read; an entry that fails is dropped and reported missing. A
+hit is read through a read-only SQLite connection (``readonly``); anything else goes through
+diskcache. A local miss may be filled from a remote tier (``remote``).
 """
 
 from __future__ import annotations
@@ -26,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from .deferred import writes_for
 from .errors import BAD_VALUE, CacheUnavailableError, IntegrityError, store_errors
-from .paths import DEFAULT_SIZE_LIMIT, ENV_READ_ONLY, ENV_SIZE_LIMIT, default_cache_dir, parse_size
+from .paths import ENV_READ_ONLY, default_cache_dir, parse_size, size_limit_from_env
 from .permissions import private_subdirectory
 from .readonly import OwnedReader
 from .records import finite_number, fresh_usage, parse_usage, usage_after_hit
+from .remote import remote_from_env
 from .signing import Ed25519Signer, HmacSigner, KeySource, load_user_secret, resolve_signer
 from .verify import FORMAT_VERSION, check_envelope, check_executable, seal, verify_rows
 
@@ -53,29 +52,24 @@ class CacheStore:
         signing_key: KeySource | None = None,
         public_key: KeySource | None = None,
     ) -> None:
-        """``read_only`` (default: ``$PYMC_AOT_CACHE_READONLY``) opens a shared cache without
-        writing to it, verified with the operator's Ed25519 ``public_key`` (default
-        ``$PYMC_AOT_CACHE_PUBLIC_KEY``). ``signing_key`` (default ``$PYMC_AOT_CACHE_SIGNING_KEY``)
-        is the operator's private key that a shared cache is filled with. Keys are PEM text
-        or files. Without either, entries are signed with a per-user secret."""
+        """``read_only`` (``$PYMC_AOT_CACHE_READONLY``): a shared cache read without writing, verified with the
+        operator's Ed25519 ``public_key`` (``$PYMC_AOT_CACHE_PUBLIC_KEY``); ``signing_key`` (``$..._SIGNING_KEY``)
+        fills one. Keys are PEM text or files. Without either, a per-user secret signs entries."""
         self.directory = default_cache_dir(directory)
-        env_limit = os.environ.get(ENV_SIZE_LIMIT)
-        self.size_limit = parse_size(size_limit if size_limit is not None else env_limit or DEFAULT_SIZE_LIMIT)
-        if read_only is None:
-            read_only = os.environ.get(ENV_READ_ONLY, "").lower() in ("1", "true", "yes")
-        self.read_only = bool(read_only)
+        self.size_limit = parse_size(size_limit) if size_limit is not None else size_limit_from_env()
+        from_env = os.environ.get(ENV_READ_ONLY, "").lower() in ("1", "true", "yes")
+        self.read_only = bool(from_env if read_only is None else read_only)
         self._signer = resolve_signer(read_only=self.read_only, signing_key=signing_key, public_key=public_key)
         self._db: Any = None
         self._reader = OwnedReader(self.directory)
         self._later = writes_for(str(self.directory))
         self._warned: set[str] = set()
+        self.remote = remote_from_env(self._signer)  # a miss looks there (``remote``)
 
     # -- plumbing -------------------------------------------------------------------
     @property
     def db(self) -> Any:
-        """The open database; CacheUnavailableError (after one warning) if it cannot be opened.
-
-        Deferred writes are finished first, so what is read through it includes them."""
+        """The open database (deferred writes finished first); CacheUnavailableError after one warning."""
         self._later.wait()
         if self._db is None:
             try:
@@ -90,7 +84,7 @@ class CacheStore:
         from .disk import open_database  # imports diskcache: only to write, or to decide a miss
 
         if self.read_only:
-            return open_database(self.directory, read_only=True)
+            return open_database(self.directory, read_only=True, verifier=self._signer)
         db = open_database(
             self.directory, read_only=False, size_limit=self.size_limit, shared=isinstance(self._signer, Ed25519Signer)
         )
@@ -126,9 +120,7 @@ class CacheStore:
             self._warn_once(action, f"pymc-aot cache at {self.directory} {what} ({exc}); running uncached")
 
     def private_subdirectory(self, name: str) -> Path | None:
-        """``<root>/<name>`` for another tool's unsigned cache (JAX's), checked like the root.
-
-        None, after a warning, for a read-only shared cache or a root that cannot be made."""
+        """``<root>/<name>`` for JAX's unsigned cache, checked like the root; None (warned) if read-only or not made."""
         if self.read_only:
             self._warn_once(name, f"pymc-aot: not putting {name} into the read-only shared cache {self.directory}")
             return None
@@ -168,8 +160,10 @@ class CacheStore:
         if quick is not None:
             return quick[0]
         with self._uncached("read"):
-            return self._verified_metadata(digest)
-        return None
+            found = self._verified_metadata(digest)
+            if found is not None:
+                return found
+        return (self._from_remote(digest) or (None, None))[1]
 
     def get(self, digest: str) -> tuple[bytes, dict[str, Any]] | None:
         """Executable bytes and metadata, verified; None on a miss or a dropped entry."""
@@ -178,13 +172,19 @@ class CacheStore:
             return quick[1], quick[0]
         with self._uncached("read"):
             meta = self._verified_metadata(digest)
-            if meta is None:
-                return None
             try:
-                return check_executable(self.db.get(f"exe:{digest}"), meta), meta
+                if meta is not None:
+                    return check_executable(self.db.get(f"exe:{digest}"), meta), meta
             except BAD_VALUE as exc:
                 self._drop_broken(digest, f"executable: {exc}")
-        return None
+        return self._from_remote(digest)
+
+    def _from_remote(self, digest: str) -> tuple[bytes, dict[str, Any]] | None:
+        """A local miss: the remote tier's verified entry (then stored here, if writable), or None."""
+        found = self.remote.fetch(digest) if self.remote is not None else None
+        if found is not None and not self.read_only:
+            self.put(digest, *found)
+        return found
 
     def _drop_broken(self, digest: str, why: str) -> None:
         done = "ignored (read-only cache); compiled in memory" if self.read_only else "dropped; it will be rebuilt"

@@ -8,12 +8,16 @@ from collections.abc import Sequence
 
 import click
 
-from ...cache import CachePermissionError
+from ...cache import CacheConfigError, CachePermissionError
+from ...cache.bundle import BundleError
 from .cmd_clear import clear
 from .cmd_compare import compare
 from .cmd_doctor import doctor
+from .cmd_export import export
+from .cmd_import import import_
 from .cmd_inspect import inspect
 from .cmd_precompile import precompile
+from .cmd_push import push
 from .cmd_stats import stats
 from .state import CliState, pass_state
 
@@ -34,7 +38,7 @@ def cli(state: CliState, debug: bool) -> None:
     state.debug = debug
 
 
-for command in (precompile, inspect, compare, stats, clear, doctor):
+for command in (precompile, inspect, compare, stats, clear, doctor, export, import_, push):
     cli.add_command(command)
 
 
@@ -46,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = cli.main(
             args=list(argv) if argv is not None else None, prog_name="pymc-aot", standalone_mode=False, obj=state
         )
-    except CachePermissionError as exc:
+    except (CachePermissionError, CacheConfigError, BundleError) as exc:
         click.echo(f"pymc-aot: {exc}", err=True)
         return 1
     except click.exceptions.Abort:

@@ -19,6 +19,7 @@ from ...cache import CachePermissionError, CacheStore, EntryRecord, default_cach
 from ...cache.permissions import check_database, check_directory, check_key_file
 from ...render import human_bytes
 from .catalog import fold, readable
+from .diagnose_remote import bundle_facts, remote_facts
 
 PACKAGES = ("jax", "jaxlib", "pytensor", "pymc", "pymc-aot")
 HOST_DEVICES = re.compile(r"--xla_force_host_platform_device_count=(\d+)")
@@ -49,6 +50,9 @@ def diagnose(cache_dir: str | None) -> Diagnosis:
         facts, problems = [("jax", "-")], [f"importing PyMC's JAX sampling module failed: {type(exc).__name__}: {exc}"]
     found.add("runtime", facts, problems)
     found.add("cache", *cache(default_cache_dir(cache_dir)))
+    for section, facts_of in (("bundle", bundle_facts(default_cache_dir(cache_dir))), ("remote", remote_facts())):
+        if facts_of is not None:
+            found.add(section, *facts_of)
     if device is not None:
         found.add("jax cache", *jax_cache(default_cache_dir(cache_dir)))
         found.add("memory", *budget(device))
