@@ -21,8 +21,8 @@ from ..build.request import Progress, make_request
 from ..identity.fingerprint import fingerprint_model
 from ..identity.key import Signature
 from ..identity.spec import OutputSpec
-from .forward import PredictivePlan, default_outputs, dim_lengths, plan_predictive
-from .keying import RNG_INPUT
+from ..predictive.forward import PredictivePlan, default_outputs, dim_lengths, plan_predictive
+from ..predictive.keying import RNG_INPUT
 from .resolve import resolve
 
 
