@@ -130,6 +130,5 @@ def save_figure(figure: Any, path: str | Path) -> Path:
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
         raise ValueError(f"the plot's format follows its extension: .png or .svg, got {path.name!r}")
-    path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, format=path.suffix.lower()[1:], dpi=150)
     return path

@@ -15,6 +15,7 @@ from .cmd_doctor import doctor
 from .cmd_inspect import inspect
 from .cmd_precompile import precompile
 from .cmd_stats import stats
+from .interrupts import EXIT_INTERRUPTED, interrupted, interrupts_stop
 from .state import CliState, pass_state
 
 
@@ -39,7 +40,16 @@ for command in (precompile, inspect, compare, stats, clear, doctor):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI and map failures to exit codes 1 (user) and 2 (internal)."""
+    """Run the CLI and map failures to exit codes 1 (user), 2 (internal) and 130 (Ctrl-C)."""
+    with interrupts_stop():
+        code = _run(argv)
+    if interrupted():
+        click.echo("pymc-aot: interrupted; entries stored before it are kept", err=True)
+        return EXIT_INTERRUPTED
+    return code
+
+
+def _run(argv: Sequence[str] | None) -> int:
     state = CliState()
     try:
         # standalone_mode=False: click returns ctx.exit()'s code instead of exiting
@@ -49,7 +59,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CachePermissionError as exc:
         click.echo(f"pymc-aot: {exc}", err=True)
         return 1
-    except click.exceptions.Abort:
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
+            return EXIT_INTERRUPTED
         click.echo("aborted", err=True)
         return 1
     except click.ClickException as exc:  # includes usage errors: a user error, one line

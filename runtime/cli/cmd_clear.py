@@ -55,10 +55,15 @@ def clear(
         state.output.echo("nothing to remove")
         return
     what = _describe(records, chosen)
+    if store.read_only:
+        raise UserError(f"the cache at {store.directory} is read-only (PYMC_AOT_CACHE_READONLY): nothing removed")
     if not yes:
         click.confirm(f"remove {what} from {store.directory}?", abort=True)
     removed = [r for r in chosen if store.delete(r.digest)]
     state.output.echo(f"removed {_describe(records, removed)}")
+    if len(removed) < len(chosen):
+        gone = {r.digest for r in removed}
+        raise UserError(f"could not remove {_describe(records, [r for r in chosen if r.digest not in gone])}")
 
 
 def _created(record: EntryRecord) -> float:
