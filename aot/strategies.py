@@ -281,9 +281,7 @@ def get_strategy(name: str, batch_size: int | None = None) -> Strategy | None:
     batch_size = size if size is not None else batch_size
     if name == AUTO:
         if batch_size is not None:
-            raise ValueError(
-                "batch_size applies to the 'batched' strategy, 'streamed' and 'sharded'; 'auto' chooses its own"
-            )
+            raise ValueError("batch_size applies to 'batched', 'streamed' and 'sharded'; 'auto' chooses its own")
         return None
     if name not in _BUILDERS:
         raise ValueError(
