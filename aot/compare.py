@@ -139,7 +139,7 @@ class Comparison:
 
     def plot(self, path: Any = None) -> Any:
         """A matplotlib figure: predicted peak per strategy, the budget, the choice (and run times);
-        saved to ``path`` (.png or .svg) if given. Needs matplotlib (``pip install 'pymc-aot[plot]'``)."""
+        saved to ``path`` (.png or .svg) if given. Needs matplotlib (``pip install -e ".[plot]"``)."""
         from ..plot import comparison_figure, save_figure
 
         figure = comparison_figure(self)

@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING
 
 from .lazy import lazy_attributes
 
+__version__ = "0.1.0"
+"""This release (pyproject.toml reads it from here; CHANGELOG.md says what changed)."""
+
 _EXPORTS = {
     "precompile": ".aot.resolve",
     "compare": ".aot.compare",
@@ -47,6 +50,7 @@ __all__ = [
     "SampleError",
     "TransformEntry",
     "TransformKey",
+    "__version__",
     "clear_memo",
     "compare",
     "disable",

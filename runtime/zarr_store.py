@@ -38,7 +38,7 @@ def _zarr() -> Any:
     try:
         import zarr
     except ImportError:
-        raise ImportError("out= writes a Zarr store and needs zarr: pip install 'pymc-aot[zarr]'") from None
+        raise ImportError('out= writes a Zarr store and needs zarr: pip install -e ".[zarr]"') from None
     return zarr
 
 

@@ -118,10 +118,10 @@ def test_plot_without_matplotlib_is_one_line_before_any_work(capsys, monkeypatch
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
     code, _, err = run(capsys, "compare", SCHOOLS, "--plot", str(tmp_path / "x.png"))
     assert code == 1
-    assert err.strip() == "pymc-aot: plotting needs matplotlib, which is not installed: pip install 'pymc-aot[plot]'"
+    assert err.strip() == 'pymc-aot: plotting needs matplotlib, which is not installed: pip install -e ".[plot]"'
     from pymc_aot.plot import PlotUnavailableError
 
-    with pytest.raises(PlotUnavailableError, match=r"pymc-aot\[plot\]"):
+    with pytest.raises(PlotUnavailableError, match=r"pip install -e \"\.\[plot\]\""):
         comparison[0].plot()
 
 
@@ -142,3 +142,18 @@ def test_precompile_result_shows_the_cli_row(capsys, schools, tmp_path):
     assert repr(entry) == str(entry)
     html = entry._repr_html_()
     assert html.startswith("<table>") and entry.digest[:12] in html and "cached" in html
+
+
+@needs_matplotlib
+def test_plot_shows_inline_in_a_notebook(comparison):
+    """As the last line of a cell the figure is a picture, also where pyplot was never imported."""
+    figure = comparison[0].plot()
+    if importlib.util.find_spec("IPython") is not None:
+        from IPython.core.formatters import DisplayFormatter
+
+        data, _ = DisplayFormatter().format(figure)
+        png, svg = data.get("image/png"), data.get("image/svg+xml")
+    else:
+        png, svg = figure._repr_png_(), figure._repr_svg_()
+    assert png is not None and png.startswith(b"\x89PNG") and len(png) > 10_000
+    assert svg is not None and "<svg" in svg
