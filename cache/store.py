@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .deferred import writes_for
 from .errors import BAD_VALUE, CacheUnavailableError, IntegrityError, store_errors
+from .other_key import broken_warning
 from .paths import DEFAULT_SIZE_LIMIT, ENV_READ_ONLY, ENV_SIZE_LIMIT, default_cache_dir, parse_size
 from .permissions import private_subdirectory
 from .readonly import OwnedReader
@@ -91,9 +92,8 @@ class CacheStore:
 
         if self.read_only:
             return open_database(self.directory, read_only=True)
-        db = open_database(
-            self.directory, read_only=False, size_limit=self.size_limit, shared=isinstance(self._signer, Ed25519Signer)
-        )
+        shared = isinstance(self._signer, Ed25519Signer)
+        db = open_database(self.directory, read_only=False, size_limit=self.size_limit, shared=shared)
         if self._signer is None:
             try:
                 self._signer = HmacSigner(load_user_secret(self.directory))
@@ -188,7 +188,7 @@ class CacheStore:
 
     def _drop_broken(self, digest: str, why: str) -> None:
         done = "ignored (read-only cache); compiled in memory" if self.read_only else "dropped; it will be rebuilt"
-        self._warn_once(f"broken:{digest}", f"pymc-aot: cache entry {digest[:12]} failed verification ({why}): {done}")
+        self._warn_once(*broken_warning(self, digest, why, done))  # one for all signed with another key
         self.delete(digest)
 
     def _usage(self, digest: str) -> dict[str, Any] | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ...cache import CacheStore, EntryRecord
+from ...cache.other_key import signed_with_another_key
 from ...render import Table, peak_cell, shape, when
 from .catalog import Listed, candidate_digests, fold, listed_json, match, meta, read_records, role
 from .entry_view import show_entry
@@ -41,17 +42,27 @@ def inspect(state: CliState, key_prefix: str | None, everything: bool, cache_dir
         return
     listed = candidate_digests(records)
     items = [Listed(r) for r in records] if everything else fold(records)
+    others = len(signed_with_another_key(store))
     if as_json:
-        state.output.json({"location": str(store.directory), "entries": [listed_json(i, listed) for i in items]})
+        entries = [listed_json(i, listed) for i in items]
+        state.output.json({"location": str(store.directory), "entries": entries, "signed_with_another_key": others})
         return
     if not items:
-        state.output.echo(f"no cached transforms in {store.directory}")
+        state.output.echo(_another_key(others, store) or f"no cached transforms in {store.directory}")
         return
     rows = [_row(i, listed, everything) for i in items]
     folded = sum(len(i.candidates) for i in items) if not everything else 0
     hint = f"{folded} auto candidates folded; `pymc-aot inspect KEY` shows them, --all lists them" if folded else ""
     headers = (*HEADERS[:5], "role", *HEADERS[6:]) if everything else HEADERS
     state.output.table(Table.of(headers, rows, hint))
+    if others:
+        state.output.echo(_another_key(others, store))
+
+
+def _another_key(count: int, store: CacheStore) -> str:
+    if not count:
+        return ""
+    return f"{count} entr{'y' if count == 1 else 'ies'} in {store.directory} signed with another key (not listed)"
 
 
 def _one(records: list[EntryRecord], prefix: str, store: CacheStore) -> EntryRecord:
