@@ -255,6 +255,7 @@ def _system_python_matches() -> bool:
     return out.stdout.strip() == str(sys.version_info[:2])
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not Path("/usr/bin/setpriv").exists()
                     or not _system_python_matches(), reason="needs root, setpriv and a system python of this version")
 def test_a_worker_of_another_uid_reads_the_shared_cache_while_the_operator_writes(tmp_path):

@@ -59,6 +59,7 @@ def test_integer_outputs_round_trip(tmp_path):
     assert ds["top"].dtype == expected["top"].dtype and (ds["top"].values == expected["top"]).all()
 
 
+@pytest.mark.slow
 def test_a_killed_writer_leaves_a_store_that_reads_as_incomplete(zoo_models, tmp_path):
     store = tmp_path / "posterior.zarr"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
