@@ -138,3 +138,27 @@ def test_strategy_choices_match_the_library():
     from pymc_aot.runtime.cli.options import STRATEGY_CHOICES
 
     assert set(STRATEGY_CHOICES) == {"auto", *STRATEGY_NAMES}
+
+
+def test_clear_stale_imports_neither_jax_nor_pymc(tmp_path):
+    """It compares versions: from the installed metadata, not by importing jax and pymc (30-70 s loaded)."""
+    code = (
+        "import sys\n"
+        "from pymc_aot.runtime.cli import main\n"
+        "code = main(['clear', '--stale', '--yes'])\n"
+        "print('RESULT', code, sorted(m for m in ('jax', 'pymc', 'pytensor') if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYMC_AOT_CACHE_DIR": str(tmp_path / "cache")}
+    store = CacheStore(tmp_path / "cache")
+    assert store.put("a" * 64, b"exe", {"key": {"versions": {"jax": "0.0.1"}, "format": 2}, "created": 1.0})
+    store.close()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "RESULT 0 []"
+    assert "removed 1 entry" in done.stdout
+
+
+def test_installed_versions_equal_the_keys():
+    from pymc_aot.aot.versions import installed_versions, library_versions
+
+    assert installed_versions() == library_versions()

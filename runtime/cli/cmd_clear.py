@@ -73,12 +73,12 @@ def _created(record: EntryRecord) -> float:
 
 def _is_stale(record: EntryRecord) -> bool:
     """Compiled for other library versions or key format, or metadata this schema cannot read."""
-    from ...aot.key import KEY_FORMAT, library_versions
+    from ...aot.versions import KEY_FORMAT, installed_versions
 
     meta = record.schema
     if meta is None:
         return True
-    return meta.key.get("versions") != dict(library_versions()) or meta.key.get("format") != KEY_FORMAT
+    return meta.key.get("versions") != dict(installed_versions()) or meta.key.get("format") != KEY_FORMAT
 
 
 def _with_orphaned_candidates(records: list[EntryRecord], chosen: list[EntryRecord]) -> list[EntryRecord]:

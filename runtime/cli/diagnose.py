@@ -173,9 +173,9 @@ def _permission_problems(root: Path) -> list[str]:
 
 
 def _stale_problems(records: list[EntryRecord]) -> list[str]:
-    from ...aot.key import KEY_FORMAT, library_versions
+    from ...aot.versions import KEY_FORMAT, installed_versions
 
-    current = dict(library_versions())
+    current = dict(installed_versions())
     parts = {r.digest: meta.key if (meta := r.schema) is not None else {} for r in records}
     stale = [
         r for r in records if parts[r.digest].get("versions") != current or parts[r.digest].get("format") != KEY_FORMAT
