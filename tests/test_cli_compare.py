@@ -141,7 +141,8 @@ def test_precompile_result_shows_the_cli_row(capsys, schools, tmp_path):
     assert entry.cached and code == 0 and row in out.splitlines()
     assert repr(entry) == str(entry)
     html = entry._repr_html_()
-    assert html.startswith("<table>") and entry.digest[:12] in html and "cached" in html
+    assert html.startswith('<table class="pymc-aot">') and entry.digest[:12] in html and "cached" in html
+    assert f"2 chains x 20 draws; stored in {root}</caption>" in html, "the CLI's footer"
 
 
 @needs_matplotlib

@@ -162,3 +162,51 @@ def test_installed_versions_equal_the_keys():
     from pymc_aot.aot.versions import installed_versions, library_versions
 
     assert installed_versions() == library_versions()
+
+
+def test_keygen_command(capsys, tmp_path):
+    code, out, _ = run(capsys, "keygen", str(tmp_path / "k"))
+    assert code == 0
+    assert f"PYMC_AOT_CACHE_SIGNING_KEY={tmp_path / 'k' / 'cache-signing-key.pem'}" in out
+    assert f"PYMC_AOT_CACHE_PUBLIC_KEY={tmp_path / 'k' / 'cache-public-key.pem'}" in out
+    code, _, err = run(capsys, "keygen", str(tmp_path / "k"))
+    assert code == 1 and "never overwrites" in err and err.count("\n") == 1
+
+
+def test_stats_says_how_the_cache_is_signed(capsys, tmp_path, monkeypatch):
+    import json
+
+    _, public_key = generate_keypair(tmp_path / "keys")
+    CacheStore(tmp_path / "mine").put("a" * 64, b"exe", {"key": {}, "created": 1.0})
+    code, out, _ = run(capsys, "stats", "--cache-dir", str(tmp_path / "mine"))
+    assert code == 0 and "signed       private cache, signed with this user's secret (HMAC-SHA256)" in out
+    monkeypatch.setenv("PYMC_AOT_CACHE_READONLY", "1")
+    monkeypatch.setenv("PYMC_AOT_CACHE_PUBLIC_KEY", str(public_key))
+    code, out, _ = run(capsys, "stats", "--json", "--cache-dir", str(tmp_path / "mine"))
+    assert json.loads(out)["signed"].startswith("shared cache, read-only, verified with the operator's public key")
+
+
+def test_a_refusal_names_pymc_aot_once(capsys, tmp_path):
+    root = tmp_path / "open"
+    root.mkdir()
+    root.chmod(0o777)
+    code, _, err = run(capsys, "inspect", "--cache-dir", str(root))
+    assert code == 1 and err.startswith("pymc-aot refuses") and "pymc-aot: pymc-aot" not in err
+
+
+def test_arviz_refactor_notice_is_not_printed_by_the_cli(capsys, monkeypatch):
+    import warnings
+
+    from pymc_aot.runtime.cli.errors import UserError
+    from pymc_aot.runtime.cli.state import CliState
+
+    def load_model(self, ref):
+        warnings.warn("\nArviZ is undergoing a major refactor to improve flexibility", FutureWarning, stacklevel=1)
+        raise UserError("stop here")
+
+    monkeypatch.setattr(CliState, "load_model", load_model)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        code, _, _ = run(capsys, "precompile", SCHOOLS, "--draws", "10")
+    assert code == 1
+    assert not [w for w in seen if "ArviZ" in str(w.message)]

@@ -17,6 +17,7 @@ from typing import Any
 
 from ...cache import CachePermissionError, CacheStore, EntryRecord, default_cache_dir
 from ...cache.permissions import check_database, check_directory, check_key_file
+from ...cache.signing import how_signed
 from ...render import human_bytes
 from .catalog import fold, readable
 
@@ -133,7 +134,7 @@ def cache(root: Path) -> tuple[list[tuple[str, str]], list[str]]:
         return [*facts, ("entries", "none (no key file yet)")], []
     try:
         store = CacheStore(root)  # a shared cache: read-only with the operator's public key, from the environment
-        records, used, limit = store.entries(), store.volume(), store.size_limit
+        records, used, limit, signed = store.entries(), store.volume(), store.size_limit, how_signed(store)
         store.close()
     except Exception as exc:  # noqa: BLE001 - sqlite, OS and permission errors all mean "unreadable"
         return facts, [f"the cache at {root} cannot be read: {type(exc).__name__}: {exc}"]
@@ -141,6 +142,7 @@ def cache(root: Path) -> tuple[list[tuple[str, str]], list[str]]:
     facts += [
         ("entries", f"{entries}, backed by {len(records)} executables"),
         ("size", f"{human_bytes(used)} of {human_bytes(limit)} (PYMC_AOT_CACHE_SIZE_LIMIT)"),
+        ("signed", signed),
     ]
     return facts, _stale_problems(records)
 
