@@ -141,8 +141,7 @@ def make_request(
     strategy, devices = opts.strategy, opts.devices
     chosen = strategy if isinstance(strategy, Strategy) else get_strategy(strategy, opts.batch_size)
     check_devices_apply(chosen, devices)
-    if chosen is not None and chosen.spans(devices):
-        ensure_host_devices(opts.backend)  # before the backend starts (a hit has not started it)
+    ensure_host_devices(opts.backend)  # PyMC's host devices whenever JAX starts here: a later call may shard
     device = resolve_device(opts.backend)
     budget = resolve_budget(opts.memory_budget, device) if chosen is None else None
     if not fp.exact and fp.key_kind == "structural":  # code the fingerprint cannot describe
