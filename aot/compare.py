@@ -22,6 +22,7 @@ from .budget import MemoryBudgetError, resolve_budget
 from .compiler import MemoryStats, Progress, load_executable
 from .entries import TransformEntry
 from .fingerprint import fingerprint_model
+from .naming import caller_label
 from .options import RequestOptions
 from .request import resolve_device
 from .resolve import precompile_with
@@ -188,7 +189,7 @@ def compare(
             run_seconds = time_run(model, entry, store, device)
         results.append(_result(label, entry, run_seconds))
     kind = "log_likelihood" if log_likelihood else "posterior"
-    name = model_name or getattr(model, "name", "") or "model"
+    name = model_name or getattr(model, "name", "") or caller_label(model) or "model"
     return Comparison(name, kind, chains, draws, budget, chosen, tuple(results), timed=run)
 
 

@@ -19,6 +19,7 @@ import pytensor
 from .budget import resolve_budget
 from .fingerprint import ModelFingerprint, fingerprint_model
 from .key import Signature, TransformKey, make_key
+from .naming import caller_label
 from .options import RequestOptions
 from .sharding import DeviceRequest, auto_mesh, ensure_host_devices, plan_mesh
 from .spec import OutputSpec, resolve_outputs
@@ -152,7 +153,7 @@ def make_request(
         chosen = _for_outputs(bind_mesh(chosen, devices, device, values), spec)
     may_shard = auto_mesh(devices, device, *_chains_draws(values)) if chosen is None else None
     key = make_key(fp, spec, chosen, values, device, may_shard)
-    name = opts.model_name or fp.model_name
+    name = opts.model_name or fp.model_name or caller_label(model)
     return TransformRequest(model, fp, spec, chosen, device, key, budget, name, opts.to_disk, devices)
 
 

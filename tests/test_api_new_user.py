@@ -52,3 +52,36 @@ def test_strategy_none_is_a_type_error(schools, cache_dir, call):
     args = (schools,) if call == "precompile" else (schools, _draws())
     with pytest.raises(TypeError, match=r"^strategy: expected a name such as 'auto'.*got None$"):
         getattr(pymc_aot, call)(*args, strategy=None)
+
+
+def _unnamed():
+    import pymc as pm
+
+    with pm.Model() as unnamed_model:
+        pm.Normal("a", 0, 1)
+    return unnamed_model
+
+
+def test_an_entry_made_from_python_is_named_after_the_callers_variable(cache_dir):
+    my_regression = _unnamed()
+    entry = pymc_aot.precompile(my_regression, chains=2, draws=5, strategy="vmap")
+    assert entry.model_name == "my_regression"
+
+
+def test_without_a_variable_the_entry_is_named_by_file_and_line(cache_dir):
+    entry = pymc_aot.precompile(_unnamed(), chains=2, draws=5, strategy="vmap")
+    assert entry.model_name.startswith("test_api_new_user.py:")
+
+
+def test_candidates_of_a_failed_budget_run_are_not_top_level_rows(cache_dir, capsys):
+    from pymc_aot.runtime.cli import main
+
+    model = _unnamed()
+    with pytest.raises(pymc_aot.MemoryBudgetError):
+        pymc_aot.precompile(model, chains=2, draws=5, memory_budget=1)
+    assert main(["inspect", "--cache-dir", str(cache_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "candidates of auto runs that found nothing fitting" in out
+    assert "batched(1)" not in out and "vmap" not in out, out
+    assert main(["inspect", "--all", "--cache-dir", str(cache_dir)]) == 0
+    assert "candidate" in capsys.readouterr().out
