@@ -85,3 +85,18 @@ def test_candidates_of_a_failed_budget_run_are_not_top_level_rows(cache_dir, cap
     assert "batched(1)" not in out and "vmap" not in out, out
     assert main(["inspect", "--all", "--cache-dir", str(cache_dir)]) == 0
     assert "candidate" in capsys.readouterr().out
+
+
+def test_a_discrete_free_variable_is_named_and_still_compiled(cache_dir):
+    import pymc as pm
+
+    with pm.Model() as counts:
+        rate = pm.HalfNormal("rate", 1)
+        pm.Poisson("k", rate)
+    with pytest.warns(UserWarning, match=r"discrete free variable\(s\) \['k'\]: NUTS refuses them"):
+        entry = pymc_aot.precompile(counts, chains=2, draws=5, strategy="vmap")
+    assert entry.stored
+    rng = np.random.default_rng(0)
+    out = pymc_aot.postprocess(counts, {"rate_log__": rng.normal(size=(2, 5)), "k": rng.integers(0, 5, size=(2, 5))},
+                               strategy="vmap")
+    assert set(out) == {"rate", "k"}
