@@ -17,7 +17,8 @@ import jax
 import numpy as np
 
 from ..cache import CacheStore
-from ..render import Table, duration, flops, human_bytes, seconds
+from ..render import Table, duration, human_bytes, seconds
+from .auto import WORKING_SET
 from .budget import MemoryBudgetError, resolve_budget
 from .compiler import MemoryStats, Progress, load_executable
 from .entries import TransformEntry
@@ -104,7 +105,8 @@ class Comparison:
         }
 
     def table(self) -> Table:
-        headers = ["strategy", "chains", "draws", "peak", "temp", "output", "fits", "flops", "compile"]
+        # no flops column: XLA counts a loop body once, so a loop's flops cannot be set beside vmap's
+        headers = ["strategy", "chains", "draws", "peak", "temp", "output", "fits", "compile"]
         rows = []
         for r in self.results:
             mark = " *" if r.strategy == self.chosen else ""
@@ -116,13 +118,15 @@ class Comparison:
                 human_bytes(r.memory.temp),
                 human_bytes(r.memory.output),
                 "yes" if r.memory.peak <= self.budget else "no",
-                flops(r.flops),
                 "cached" if r.cached else seconds(r.compile_seconds),
             ]
             rows.append(row + ([duration(r.run_seconds)] if self.timed else []))
         budget = human_bytes(self.budget)
         chosen = (
-            f"* auto's choice under the budget of {budget}" if self.chosen else f"nothing fits the budget of {budget}"
+            f"* auto's choice under the budget of {budget}, by a rule, not by timing: the fewest sequential steps "
+            f"whose temp fits a {human_bytes(WORKING_SET)} working set, else the smallest temp"
+            if self.chosen
+            else f"nothing fits the budget of {budget}"
         )
         caption = (
             f"{chosen}\n{self.kind}, {self.chains} chains x {self.draws} draws; "

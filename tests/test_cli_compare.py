@@ -59,7 +59,7 @@ def test_comparison_displays_the_same_numbers_as_text_and_html(comparison):
 
     result, _ = comparison
     text, html = str(result), result._repr_html_()
-    assert repr(result) == text and html.startswith("<table>")
+    assert repr(result) == text and html.startswith("<table class=\"pymc-aot\">")
     for r in result.results:
         assert human_bytes(r.memory.peak) in text and human_bytes(r.memory.peak) in html
     assert f"{result.chosen} *" in text and "auto's choice under the budget of 10.0 KiB" in text
@@ -158,3 +158,9 @@ def test_plot_shows_inline_in_a_notebook(comparison):
         png, svg = figure._repr_png_(), figure._repr_svg_()
     assert png is not None and png.startswith(b"\x89PNG") and len(png) > 10_000
     assert svg is not None and "<svg" in svg
+
+
+def test_compare_says_a_rule_chose_and_shows_no_flops(comparison):
+    table = comparison[0].table()
+    assert "flops" not in table.headers, "XLA counts a loop body once: loops and vmap cannot be compared by flops"
+    assert "by a rule, not by timing" in table.caption
