@@ -2,7 +2,7 @@
 
 Each session installs the project the way the README says (``pip install -e ".[dev]"``, here
 together with the session's pins so that pip resolves them in one go), prints the versions it
-got, then runs the README's test command. Extra arguments after ``--`` replace pytest's.
+got, then runs the README's test command with the slow tests too. Extra arguments after ``--`` replace pytest's.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ JAX_0_11 = ("pymc>=6", "pytensor>=3", "jax==0.11.*", "jaxlib==0.11.*")
 
 REPORTED = ("numpy", "pymc", "pytensor", "jax", "jaxlib", "arviz", "numpyro", "blackjax", "xarray", "h5netcdf")
 README_TEST_COMMAND = ("python", "-m", "pytest", "-q", "-n", "2")
+EVERY_TEST = ("-m", "slow or not slow")
+"""The README's command runs the fast set (pyproject's addopts); a session runs the slow tests too."""
 
 
 def _pyenv_interpreters_on_path() -> None:
@@ -59,15 +61,15 @@ def _other_pymc_line(session: nox.Session, pins: tuple[str, ...]) -> dict[str, s
 
 
 def _install_and_test(session: nox.Session, pins: tuple[str, ...]) -> None:
-    """Install with ``pins``, print the versions, run ``python -m pytest -q -n 2`` (its exit
-    code 5, no test collected, fails the session like any other)."""
+    """Install with ``pins``, print the versions, run ``python -m pytest -q -n 2 -m "slow or not slow"``,
+    every test (its exit code 5, no test collected, fails the session like any other)."""
     session.install("--upgrade", "-e", ".[dev]", *pins)
     show_versions = (
         "import sys; from importlib.metadata import version; "
         f"print('python ' + sys.version.split()[0], *(f'{{n}} {{version(n)}}' for n in {REPORTED!r}), sep=', ')"
     )
     session.run("python", "-c", show_versions)
-    command = [*README_TEST_COMMAND[:3], *(session.posargs or README_TEST_COMMAND[3:])]
+    command = [*README_TEST_COMMAND[:3], *(session.posargs or [*README_TEST_COMMAND[3:], *EVERY_TEST])]
     session.run(*command, env=_other_pymc_line(session, pins))
 
 

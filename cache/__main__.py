@@ -27,13 +27,20 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, CachePermissionError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"private key  {private_file}  (mode 600: keep it where the cache is filled)")
-    print(f"public key   {public_file}  (key {key_id}: give it to the workers)")
-    print("\noperator, filling the shared cache (then `chmod -R go-w,go+rX` it):")
-    print(f"  export {ENV_SIGNING_KEY}={private_file}")
-    print("workers, reading it:")
-    print(f"  export {ENV_READ_ONLY}=1 {ENV_PUBLIC_KEY}={public_file}")
+    print("\n".join(keypair_howto(private_file, public_file, key_id)))
     return 0
+
+
+def keypair_howto(private_file: object, public_file: object, key_id: str) -> list[str]:
+    """Where the new keys are and the environment the operator and the workers set."""
+    return [
+        f"private key  {private_file}  (mode 600: keep it where the cache is filled)",
+        f"public key   {public_file}  (key {key_id}: give it to the workers)",
+        "\noperator, filling the shared cache (then `chmod -R go-w,go+rX` it):",
+        f"  export {ENV_SIGNING_KEY}={private_file}",
+        "workers, reading it:",
+        f"  export {ENV_READ_ONLY}=1 {ENV_PUBLIC_KEY}={public_file}",
+    ]
 
 
 if __name__ == "__main__":

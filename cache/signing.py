@@ -250,3 +250,13 @@ def resolve_signer(*, read_only: bool, signing_key: KeySource | None, public_key
             f"file> (or public_key=...). The operator makes the key pair with `{KEYGEN_COMMAND}`."
         )
     return verifier
+
+
+def how_signed(store: Any) -> str:
+    """What signs (or verifies) ``store``'s entries, for ``stats`` and ``doctor``."""
+    signer = store._signer
+    if isinstance(signer, Ed25519Signer):
+        return f"shared cache, signed with the operator's key {signer.key_id} (Ed25519)"
+    if isinstance(signer, Ed25519Verifier):
+        return f"shared cache, read-only, verified with the operator's public key {signer.key_id} (Ed25519)"
+    return "private cache, signed with this user's secret (HMAC-SHA256)"

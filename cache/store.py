@@ -1,15 +1,13 @@
 """A small, boring, size-bounded store of compiled transforms.
 
-One entry is three diskcache items under the entry's hex digest: ``exe:<digest>``, the
-executable bytes, written first; ``meta:<digest>``, a signed JSON envelope recording the
-executable's SHA-256 and size, written last (it marks a complete entry); ``use:<digest>``, an
-unsigned JSON usage record (hits, last used).
+One entry is three diskcache items under the entry's hex digest: ``exe:<digest>``, the executable bytes, written
+first; ``meta:<digest>``, a signed JSON envelope recording the executable's SHA-256 and size, written last (it marks a
+complete entry); ``use:<digest>``, an unsigned JSON usage record (hits, last used).
 
-Nothing is trusted before it is verified (``verify``): the envelope's signature (a per-user
-HMAC secret, or the operator's Ed25519 key for a shared cache, ``signing``) and the
-executable's digest, on every read; an entry that fails is dropped and reported missing. A
-hit is read through a read-only SQLite connection (``readonly``); anything else goes through
-diskcache. A local miss may be filled from a remote tier (``remote``).
+Nothing is trusted before it is verified (``verify``): the envelope's signature (a per-user HMAC secret, or the
+operator's Ed25519 key for a shared cache, ``signing``) and the executable's digest, on every read; an entry that
+fails is dropped and reported missing. A hit is read through a read-only SQLite connection (``readonly``); anything
+else goes through diskcache. A local miss may be filled from a remote tier (``remote``).
 """
 
 from __future__ import annotations
@@ -24,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .deferred import writes_for
 from .errors import BAD_VALUE, CacheUnavailableError, IntegrityError, store_errors
+from .other_key import broken_warning
 from .paths import ENV_READ_ONLY, default_cache_dir, parse_size, size_limit_from_env
 from .permissions import private_subdirectory
 from .readonly import OwnedReader
@@ -188,7 +187,7 @@ class CacheStore:
 
     def _drop_broken(self, digest: str, why: str) -> None:
         done = "ignored (read-only cache); compiled in memory" if self.read_only else "dropped; it will be rebuilt"
-        self._warn_once(f"broken:{digest}", f"pymc-aot: cache entry {digest[:12]} failed verification ({why}): {done}")
+        self._warn_once(*broken_warning(self, digest, why, done))  # one for all signed with another key
         self.delete(digest)
 
     def _usage(self, digest: str) -> dict[str, Any] | None:

@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING
 
 from .lazy import lazy_attributes
 
+__version__ = "0.1.0"
+"""This release (pyproject.toml reads it from here; CHANGELOG.md says what changed)."""
+
 _EXPORTS = {
     "precompile": ".aot.choice.resolve",
     "compare": ".aot.choice.compare",
@@ -49,6 +52,7 @@ __all__ = [
     "SampleError",
     "TransformEntry",
     "TransformKey",
+    "__version__",
     "clear_memo",
     "compare",
     "disable",

@@ -7,12 +7,14 @@ timed, the measured run time beside it.
 
 from __future__ import annotations
 
+import functools
+import io
 from pathlib import Path
 from typing import Any
 
 from .render import duration, human_bytes
 
-MISSING = "plotting needs matplotlib, which is not installed: pip install 'pymc-aot[plot]'"
+MISSING = 'plotting needs matplotlib, which is not installed: pip install -e ".[plot]"'
 FORMATS = (".png", ".svg")
 BYTE_UNITS = (("GiB", 1024.0**3), ("MiB", 1024.0**2), ("KiB", 1024.0), ("bytes", 1.0))
 TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6))
@@ -31,10 +33,32 @@ def require_matplotlib() -> None:
         raise PlotUnavailableError(MISSING) from None
 
 
-def comparison_figure(comparison: Any) -> Any:
-    """A ``matplotlib.figure.Figure`` of an ``aot.choice.compare.Comparison``."""
-    require_matplotlib()
+@functools.cache
+def _figure_class() -> type:
+    """A ``Figure`` that a notebook shows inline as the last line of a cell, also where pyplot
+    (and with it IPython's own figure formatter) was never imported."""
     from matplotlib.figure import Figure
+
+    class ComparisonFigure(Figure):
+        def _repr_png_(self) -> bytes:
+            return _render(self, "png")
+
+        def _repr_svg_(self) -> str:
+            return _render(self, "svg").decode()
+
+    return ComparisonFigure
+
+
+def _render(figure: Any, fmt: str) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=fmt, dpi=100 if fmt == "png" else None)
+    return buffer.getvalue()
+
+
+def comparison_figure(comparison: Any) -> Any:
+    """A ``matplotlib.figure.Figure`` of an ``aot.choice.compare.Comparison`` (shown inline in Jupyter)."""
+    require_matplotlib()
+    Figure = _figure_class()
 
     results = list(comparison.results)
     height = 1.6 + 0.42 * len(results)
@@ -130,6 +154,5 @@ def save_figure(figure: Any, path: str | Path) -> Path:
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
         raise ValueError(f"the plot's format follows its extension: .png or .svg, got {path.name!r}")
-    path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, format=path.suffix.lower()[1:], dpi=150)
     return path

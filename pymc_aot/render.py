@@ -109,22 +109,22 @@ class Table:
         return "\n".join(lines + (["", self.caption] if self.caption else []))
 
     def html(self) -> str:
-        """A compact HTML table (what Jupyter shows)."""
-        cell = 'style="text-align:{}; padding:1px 8px"'
+        """A compact HTML table (what Jupyter shows): no colours of its own, so light and dark themes
+        both read it; classes ``pymc-aot`` (the table) and ``pymc-aot-caption`` for a stylesheet."""
+        cell = 'class="pymc-aot-{0}" style="text-align:{0}; padding:1px 8px"'
 
         def tr(cells: Sequence[str], tag: str) -> str:
-            return (
-                "<tr>"
-                + "".join(
-                    f"<{tag} {cell.format('left' if i == 0 else 'right')}>{html.escape(c)}</{tag}>"
-                    for i, c in enumerate(cells)
-                )
-                + "</tr>"
+            inner = "".join(
+                f"<{tag} {cell.format('left' if i == 0 else 'right')}>{html.escape(c)}</{tag}>"
+                for i, c in enumerate(cells)
             )
+            return f"<tr>{inner}</tr>"
 
         body = "".join(tr(r, "td") for r in self.rows)
-        caption = f'<caption style="caption-side:bottom">{html.escape(self.caption)}</caption>' if self.caption else ""
-        return f"<table>{caption}<thead>{tr(self.headers, 'th')}</thead><tbody>{body}</tbody></table>"
+        lines = "<br>".join(html.escape(line) for line in self.caption.splitlines())
+        style = 'style="caption-side:bottom; text-align:left"'
+        caption = f'<caption class="pymc-aot-caption" {style}>{lines}</caption>' if self.caption else ""
+        return f'<table class="pymc-aot">{caption}<thead>{tr(self.headers, "th")}</thead><tbody>{body}</tbody></table>'
 
     def rich(self) -> Any:
         """A ``rich.table.Table`` (what a terminal gets)."""

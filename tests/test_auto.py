@@ -65,6 +65,7 @@ def test_choice_is_stored_and_reused_without_compiling(model, cache_dir, monkeyp
     assert runtime.COUNTERS.compiles == before and runtime.COUNTERS.last_source == "disk"
 
 
+@pytest.mark.slow
 def test_preflight_stops_pm_sample_before_sampling(model, cache_dir, monkeypatch):
     import pymc.sampling.jax as pymc_jax
 

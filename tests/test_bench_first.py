@@ -5,9 +5,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import first_result
+
+pytestmark = pytest.mark.slow  # fresh processes / benchmark smoke: `-m slow` runs them
 
 
 def test_first_result_tiny(capsys):

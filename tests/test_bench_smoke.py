@@ -11,6 +11,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import bakeoff, md_sections, predict, run_all, sample_repeat, warmstart
 
+pytestmark = pytest.mark.slow  # fresh processes / benchmark smoke: `-m slow` runs them
+
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["--scale", "0.02", "--chains", "2", "--draws", "20"]
 METHODS = ["pymc:vmap", "pymc:scan", "aot:batched(10)", "aot:auto"]

@@ -22,6 +22,7 @@ def _child(tmp: Path, out: str, *extra: str) -> dict:
     return run_child("child_postprocess.py", tmp / out, *CHILD_MODELS, *extra, env=env)
 
 
+@pytest.mark.slow
 def test_second_process_hits_without_compiling(tmp_path):
     first = _child(tmp_path, "first.npz")
     assert first == {"compiles": 2 * len(CHILD_MODELS), "disk_hits": 0}

@@ -154,6 +154,7 @@ def test_every_command_has_help_with_an_example(capsys):
         assert code == 0 and "Example" in out and "pymc-aot " + command in out
 
 
+@pytest.mark.slow
 def test_installed_executable(tmp_path):
     # the console script installed beside this interpreter (a venv's bin need not be on PATH)
     exe = str(Path(sys.executable).parent / "pymc-aot")

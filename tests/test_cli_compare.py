@@ -59,7 +59,7 @@ def test_comparison_displays_the_same_numbers_as_text_and_html(comparison):
 
     result, _ = comparison
     text, html = str(result), result._repr_html_()
-    assert repr(result) == text and html.startswith("<table>")
+    assert repr(result) == text and html.startswith("<table class=\"pymc-aot\">")
     for r in result.results:
         assert human_bytes(r.memory.peak) in text and human_bytes(r.memory.peak) in html
     assert f"{result.chosen} *" in text and "auto's choice under the budget of 10.0 KiB" in text
@@ -80,7 +80,7 @@ def test_cli_compare_marks_autos_choice_as_the_library_does(capsys, comparison):
 @pytest.mark.parametrize(("name", "header"), [("cmp.png", b"\x89PNG\r\n\x1a\n"), ("cmp.svg", b"<?xml")])
 def test_compare_plot_writes_png_and_svg(capsys, comparison, tmp_path, name, header):
     _, root = comparison
-    path = tmp_path / "out" / name
+    path = tmp_path / name  # the directory must exist: --plot never makes one
     code, out, err = run(
         capsys,
         "compare",
@@ -118,10 +118,10 @@ def test_plot_without_matplotlib_is_one_line_before_any_work(capsys, monkeypatch
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
     code, _, err = run(capsys, "compare", SCHOOLS, "--plot", str(tmp_path / "x.png"))
     assert code == 1
-    assert err.strip() == "pymc-aot: plotting needs matplotlib, which is not installed: pip install 'pymc-aot[plot]'"
+    assert err.strip() == 'pymc-aot: plotting needs matplotlib, which is not installed: pip install -e ".[plot]"'
     from pymc_aot.plot import PlotUnavailableError
 
-    with pytest.raises(PlotUnavailableError, match=r"pymc-aot\[plot\]"):
+    with pytest.raises(PlotUnavailableError, match=r"pip install -e \"\.\[plot\]\""):
         comparison[0].plot()
 
 
@@ -141,4 +141,26 @@ def test_precompile_result_shows_the_cli_row(capsys, schools, tmp_path):
     assert entry.cached and code == 0 and row in out.splitlines()
     assert repr(entry) == str(entry)
     html = entry._repr_html_()
-    assert html.startswith("<table>") and entry.digest[:12] in html and "cached" in html
+    assert html.startswith('<table class="pymc-aot">') and entry.digest[:12] in html and "cached" in html
+    assert f"2 chains x 20 draws; stored in {root}</caption>" in html, "the CLI's footer"
+
+
+@needs_matplotlib
+def test_plot_shows_inline_in_a_notebook(comparison):
+    """As the last line of a cell the figure is a picture, also where pyplot was never imported."""
+    figure = comparison[0].plot()
+    if importlib.util.find_spec("IPython") is not None:
+        from IPython.core.formatters import DisplayFormatter
+
+        data, _ = DisplayFormatter().format(figure)
+        png, svg = data.get("image/png"), data.get("image/svg+xml")
+    else:
+        png, svg = figure._repr_png_(), figure._repr_svg_()
+    assert png is not None and png.startswith(b"\x89PNG") and len(png) > 10_000
+    assert svg is not None and "<svg" in svg
+
+
+def test_compare_says_a_rule_chose_and_shows_no_flops(comparison):
+    table = comparison[0].table()
+    assert "flops" not in table.headers, "XLA counts a loop body once: loops and vmap cannot be compared by flops"
+    assert "by a rule, not by timing" in table.caption

@@ -46,6 +46,7 @@ def test_doctor_on_a_healthy_cache(capsys, tmp_path):
         assert fact in out, fact
     assert f"root          {root}" in out and "mode 700" in out
     assert "entries       1, backed by 1 executables" in out
+    assert "signed        private cache, signed with this user's secret (HMAC-SHA256)" in out
     assert out.strip().endswith("no problems found")
     doc = json.loads(run(capsys, "doctor", "--json", "--cache-dir", str(root))[1])
     assert doc["problems"] == [] and doc["sections"]["cache"]["root"] == str(root)

@@ -43,6 +43,7 @@ def on_a_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str]:
     return proc.wait(timeout=300), b"".join(chunks).decode("utf-8", "replace")
 
 
+@pytest.mark.slow
 def test_rich_progress_and_tables_on_a_terminal(tmp_path):
     env = environment(tmp_path / "cache")
     code, screen = on_a_terminal(["precompile", SCHOOLS, "--draws", "10", "--log-likelihood"], env)
@@ -56,6 +57,7 @@ def test_rich_progress_and_tables_on_a_terminal(tmp_path):
     assert code == 0 and "─" in screen and "\x1b[1m" in screen, "a rich table: a rule and bold headers"
 
 
+@pytest.mark.slow
 def test_piped_output_has_no_control_characters(tmp_path):
     env = environment(tmp_path / "cache")
     args = [EXE, "precompile", SCHOOLS, "--draws", "10", "--log-likelihood"]
@@ -98,6 +100,7 @@ def test_precompile_says_it_is_loading_before_importing_anything_heavy(tmp_path)
     assert "the model code raised RuntimeError: stop after reporting" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_failure_on_a_terminal_marks_the_task_and_ends_in_one_line(tmp_path):
     model = str(ROOT / "tests" / "models" / "reports_imports.py")
     code, screen = on_a_terminal(["precompile", model, "--log-likelihood"], environment(tmp_path / "cache"))

@@ -120,6 +120,7 @@ def _pymc_version(python: str) -> str:
     return subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=120).stdout.strip()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not OTHER, reason="PYMC_AOT_OTHER_PYTHON (an interpreter with the other PyMC line) not set")
 def test_cache_from_another_pymc_line_is_never_loaded_and_is_stale(tmp_path):
     """One cache root, two interpreters: what the other PyMC line compiled is not loaded here,

@@ -87,6 +87,7 @@ def test_compute_log_likelihood_streamed_over_enables_devices(cache_dir):
     assert len(meshes) == 1 and "shape=(2,)" in meshes[0], meshes  # streamed over the two devices asked for
 
 
+@pytest.mark.slow
 def test_pm_sample_under_enable_devices_equals_stock(cache_dir):
     """Chains vectorized on one device: ``enable``'s ``devices`` is the mesh (2, or 4 where the
     default mesh is 2 devices, so that the default cannot pass for it)."""

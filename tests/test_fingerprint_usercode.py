@@ -187,6 +187,7 @@ print(before.model_hash, after.model_hash, after.exact, after.reasons)
 """
 
 
+@pytest.mark.slow
 def test_a_rewrite_registered_by_user_code_is_part_of_every_key():
     # a registered rewrite stays for the whole process: run it in a child
     import subprocess

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).parent
 
 SCRIPT = """
@@ -30,6 +32,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow
 def test_float32_models_match_pymc(tmp_path):
     env = dict(
         os.environ,

@@ -125,6 +125,7 @@ def _expected(models: dict, saved) -> dict[str, np.ndarray]:
     return out
 
 
+@pytest.mark.slow
 def test_fresh_process_warm_cache_compiles_nothing_and_a_changed_model_is_not_served_stale(tmp_path):
     from zoo import ZOO
 
@@ -150,6 +151,7 @@ def test_fresh_process_warm_cache_compiles_nothing_and_a_changed_model_is_not_se
     assert not np.allclose(c["two_observed/log_likelihood/y2"], a["two_observed/log_likelihood/y2"])
 
 
+@pytest.mark.slow
 def test_pm_sample_with_pymcs_nuts_gets_its_log_likelihood_from_the_cache(cache_dir):
     model = two_observed()
     kwargs = dict(draws=15, tune=15, chains=2, cores=1, random_seed=3, progressbar=False, compute_convergence_checks=False)
@@ -171,6 +173,7 @@ def test_pm_sample_with_pymcs_nuts_gets_its_log_likelihood_from_the_cache(cache_
         assert got.attrs["inference_library"] == "pymc"
 
 
+@pytest.mark.slow
 def test_nutpie_posterior_gets_its_log_likelihood_from_the_cache(cache_dir):
     pytest.importorskip("nutpie")
     model = two_observed()

@@ -24,6 +24,8 @@ from bench import fuzz_store
 from bench._fuzz_store_cases import case_strategy
 from pymc_aot.cache import disk, permissions, readonly, signing
 
+pytestmark = pytest.mark.slow  # fresh processes / benchmark smoke: `-m slow` runs them
+
 CASES = 300
 RUNTIME_EVERY = 30
 

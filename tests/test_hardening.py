@@ -120,6 +120,7 @@ def test_cache_directory_deleted_mid_run(model, cache_dir):
         assert_same(runtime.postprocess(model, s, strategy="vmap"), pymc_posterior(model, s))
 
 
+@pytest.mark.slow
 def test_four_processes_at_once(tmp_path):
     env = dict(os.environ, PYMC_AOT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(HERE),
                PYTHONWARNINGS="ignore")

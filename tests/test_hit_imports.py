@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import importlib.util
 
+import pytest
 from children import run_child
 
 
+@pytest.mark.slow
 def test_a_hit_imports_none_of_the_builders_writers_or_other_entry_points(tmp_path):
     build = run_child("child_hit_modules.py", tmp_path)
     assert build["counters"]["compiles"] >= 1 and build["counters"]["disk_hits"] == 0  # auto compiles candidates

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pymc as pm
+import pytest
 from twins import write_case
 from zoo import scalars
 
@@ -88,6 +89,7 @@ def test_cpu_features_keep_instruction_sets_only(tmp_path):
     assert hostcpu.isa_features(["fp", "asimd", "sve"], "aarch64") == ["asimd", "fp", "sve"]
 
 
+@pytest.mark.slow
 def test_model_file_module_name_is_the_same_in_every_process(tmp_path):
     path = tmp_path / "model.py"
     code = "from pathlib import Path; from pymc_aot.runtime.cli.modelref import user_module_name as n; print(n(Path(%r)))"
@@ -98,6 +100,7 @@ def test_model_file_module_name_is_the_same_in_every_process(tmp_path):
     assert names == {user_module_name(path)}
 
 
+@pytest.mark.slow
 def test_cli_precompile_twice_reuses_its_entry_for_a_model_with_user_code(tmp_path):
     write_case(tmp_path / "model", "customdist_logp", 0)
     exe = str(Path(sys.executable).parent / "pymc-aot")

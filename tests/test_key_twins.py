@@ -16,6 +16,8 @@ from children import run_child
 from reference import assert_same
 from twins import CASES, write_case
 
+pytestmark = pytest.mark.slow  # fresh processes / benchmark smoke: `-m slow` runs them
+
 
 def _run(tmp: Path, out: str, cases: list[Path]) -> dict:
     # a rewritten file of the same size in the same second would reuse a stale .pyc

@@ -37,3 +37,19 @@ def test_module_entry_point_runs_the_cli() -> None:
     done = subprocess.run([sys.executable, "-m", "pymc_aot", "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "precompile" in done.stdout
+
+
+def test_version_marker_and_changelog() -> None:
+    import importlib.metadata
+    import importlib.resources
+    import tomllib
+
+    import pymc_aot
+
+    root = Path(__file__).resolve().parents[1]
+    assert pymc_aot.__version__ == importlib.metadata.version("pymc-aot")
+    assert importlib.resources.files("pymc_aot").joinpath("py.typed").is_file()
+    setuptools = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "py.typed" in setuptools["package-data"]["pymc_aot"], "py.typed ships in the wheel"
+    assert setuptools["dynamic"]["version"] == {"attr": "pymc_aot.__version__"}
+    assert f"## [{pymc_aot.__version__}]" in (root / "CHANGELOG.md").read_text()

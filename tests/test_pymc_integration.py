@@ -56,6 +56,7 @@ def hooked(cache_dir):
     runtime.disable()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sampler", ["numpyro", "blackjax"])
 @pytest.mark.parametrize("make", [regression_data, simplex_ordered, lkj], ids=["data+loglik", "dirichlet", "lkj"])
 def test_enabled_equals_stock(cache_dir, sampler, make):
@@ -69,6 +70,7 @@ def test_enabled_equals_stock(cache_dir, sampler, make):
     assert_same_idata(stock, ours)
 
 
+@pytest.mark.slow
 def test_pymc_contract_options(hooked):
     model = simplex_ordered()
     options = [
@@ -94,6 +96,7 @@ def test_pymc_contract_options(hooked):
     assert "scan" in strategies and "auto" in strategies, "PyMC's 'scan' maps to ours; otherwise auto"
 
 
+@pytest.mark.slow
 def test_new_data_same_shape_no_recompile(hooked):
     model = regression_data()
     first = _sample(model, "numpyro", idata_kwargs={"log_likelihood": True})
@@ -118,6 +121,7 @@ def test_new_data_same_shape_no_recompile(hooked):
     assert third.posterior["mu"].shape[-1] == 40
 
 
+@pytest.mark.slow
 def test_second_process_hits(tmp_path):
     env = dict(os.environ, PYMC_AOT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(HERE), PYTHONWARNINGS="ignore")
 
@@ -133,6 +137,7 @@ def test_second_process_hits(tmp_path):
     assert_same_idata(az.from_netcdf(tmp_path / "a.nc"), az.from_netcdf(tmp_path / "b.nc"))
 
 
+@pytest.mark.slow
 def test_disable_restores_pymc_exactly(cache_dir):
     originals = {n: getattr(pymc_jax, n) for n in ("sample_jax_nuts", "sample_numpyro_nuts", "get_jaxified_graph",
                                                    "_postprocess_samples", "_get_log_likelihood")}
@@ -160,6 +165,7 @@ def test_bad_option_refused_before_sampling(cache_dir):
     assert not runtime.is_enabled()
 
 
+@pytest.mark.slow
 def test_cached_path_failure_falls_back_to_pymc(hooked, monkeypatch):
     import pymc_aot.runtime.transforms.engine
 

@@ -109,6 +109,7 @@ def test_the_hit_record_is_written_later_and_seen_by_the_next_use(tmp_path):
     assert _access_time(tmp_path, f"meta:{DIGEST}") > stamped
 
 
+@pytest.mark.slow
 def test_a_process_that_exits_right_after_a_hit_records_it(tmp_path):
     _stored(tmp_path)
     code = (

@@ -34,7 +34,7 @@ def test_markdown_and_html_hold_the_same_cells():
     md = TABLE.markdown().splitlines()
     assert md[:3] == ["| strategy | peak |", "| --- | --: |", "| vmap | 1.5 KiB |"]
     html = Table.of(["a<b"], [["x&y"]]).html()
-    assert html.startswith("<table>") and "a&lt;b" in html and "x&amp;y" in html and "<td" in html
+    assert html.startswith("<table") and "a&lt;b" in html and "x&amp;y" in html and "<td" in html
 
 
 def test_rich_table_renders_every_cell_uncut_in_a_narrow_console():
@@ -50,3 +50,11 @@ def test_render_imports_neither_jax_pymc_nor_rich():
     code = "import sys, pymc_aot.render; print(sorted(m for m in ('jax', 'pymc', 'pytensor', 'rich') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
+
+
+def test_html_has_classes_and_a_caption_line_per_line():
+    from pymc_aot.render import Table
+
+    page = Table.of(["a", "b"], [["x", "1"]], "first line\nsecond line").html()
+    assert page.startswith('<table class="pymc-aot">') and 'class="pymc-aot-caption"' in page
+    assert "first line<br>second line" in page and "\n" not in page

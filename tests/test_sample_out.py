@@ -12,6 +12,8 @@ from pymc_aot import runtime
 from pymc_aot.aot.compat import inference_groups
 from pymc_aot.runtime.streams.zarr_store import open_store
 
+pytestmark = pytest.mark.slow  # fresh processes / benchmark smoke: `-m slow` runs them
+
 FAST = {"draws": 110, "tune": 30, "chains": 2, "progressbar": False, "random_seed": 5}
 
 

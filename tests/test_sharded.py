@@ -120,6 +120,7 @@ def _child(tmp: Path, out: str, devices: str, *extra: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_fresh_process_hits_the_sharded_entry(built, tmp_path):
     first = _child(tmp_path, "first.npz", "2")
     assert (first["compiles"], first["disk_hits"], first["mesh"]) == (1, 0, 2)
@@ -132,6 +133,7 @@ def test_fresh_process_hits_the_sharded_entry(built, tmp_path):
         assert_same({k: got[k] for k in expected}, expected)
 
 
+@pytest.mark.slow
 def test_one_host_device_is_a_clear_error_or_another_key(tmp_path):
     """JAX started with one CPU device: devices=2 names what was asked and what is there;
     the default uses the one device, under a key of its own (it compiles, it never loads
@@ -201,6 +203,7 @@ def test_samples_split_by_chain_are_used_where_they_are(built, tmp_path, monkeyp
     assert sharded_input.chain_devices([jax.device_put(host[0], jax.devices("cpu")[0])]) is None
 
 
+@pytest.mark.slow
 def test_pm_sample_parallel_chains_equal_stock(tmp_path, monkeypatch):
     model = regression_data()
     fast = {"draws": 10, "tune": 10, "chains": 4, "progressbar": False, "compute_convergence_checks": False}

@@ -255,6 +255,7 @@ def _system_python_matches() -> bool:
     return out.stdout.strip() == str(sys.version_info[:2])
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not Path("/usr/bin/setpriv").exists()
                     or not _system_python_matches(), reason="needs root, setpriv and a system python of this version")
 def test_a_worker_of_another_uid_reads_the_shared_cache_while_the_operator_writes(tmp_path):
@@ -295,3 +296,26 @@ def test_a_worker_of_another_uid_reads_the_shared_cache_while_the_operator_write
         import shutil
 
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_another_public_key_warns_once_for_all_and_inspect_counts_them(tmp_path, keys, caplog, capsys, monkeypatch):
+    from pymc_aot.runtime.cli import main
+
+    root = tmp_path / "shared"
+    operator = CacheStore(root, signing_key=keys[0])
+    for digest in ("b" * 64, "c" * 64, "d" * 64):
+        assert operator.put(digest, b"executable", _meta())
+    operator.close()
+    _, other_public = generate_keypair(tmp_path / "other")
+    worker = CacheStore(root, read_only=True, public_key=other_public)
+    with caplog.at_level(logging.WARNING, logger="pymc_aot.cache"):
+        for digest in ("b" * 64, "c" * 64, "d" * 64):
+            assert worker.metadata(digest) is None and worker.get(digest) is None
+        assert worker.entries() == []
+    assert len(caplog.records) == 1, caplog.text
+    assert "signed with another key" in caplog.text and "failed verification" in caplog.text
+    monkeypatch.setenv("PYMC_AOT_CACHE_READONLY", "1")
+    monkeypatch.setenv("PYMC_AOT_CACHE_PUBLIC_KEY", str(other_public))
+    assert main(["inspect", "--cache-dir", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert out.strip() == f"3 entries in {root} signed with another key (not listed)"

@@ -116,6 +116,7 @@ def _child(out: Path, env: dict[str, str], *extra: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_operator_signs_and_workers_read_in_fresh_processes(tmp_path):
     import numpy as np
 

@@ -202,6 +202,7 @@ def _child(tmp: Path, out: str, *extra: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_fresh_process_hits_the_entry(zoo_models, tmp_path):
     first = _child(tmp_path, "first.npz", "streamed(10)")
     assert (first["compiles"], first["disk_hits"], first["host_arrays"]) == (1, 0, True)

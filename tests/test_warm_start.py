@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from children import run_child
 
+pytestmark = pytest.mark.slow  # fresh processes / benchmark smoke: `-m slow` runs them
+
 MODELS = ["regression_data", "lkj"]  # pm.Data arguments; a Cholesky (LAPACK kernels) on a hit
 KINDS = [f"{m}/{k}" for m in MODELS for k in ("posterior", "log_likelihood")]
 

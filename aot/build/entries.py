@@ -47,7 +47,8 @@ class TransformEntry:
         """The entry as ``pymc-aot precompile`` prints it (see ``pymc_aot.render``)."""
         from ...render import entry_table  # display only: not on a hit's import path
 
-        return entry_table([self])
+        where = f"stored in {self.location}" if self.stored else f"not stored (cache: {self.location or 'none'})"
+        return entry_table([self], f"{self.metadata.chains} chains x {self.metadata.draws} draws; {where}")
 
     def __str__(self) -> str:
         return self.table().text()

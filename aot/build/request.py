@@ -23,6 +23,7 @@ from ..identity.spec import OutputSpec, resolve_outputs
 from ..strategies.budget import resolve_budget
 from ..strategies.sharding import DeviceRequest, auto_mesh, ensure_host_devices, plan_mesh
 from ..strategies.strategies import AUTO, Strategy, get_strategy
+from .naming import caller_label
 from .options import RequestOptions
 
 Progress = Callable[[str], None]
@@ -163,8 +164,7 @@ def make_request(
     chosen = strategy if isinstance(strategy, Strategy) else None if family else get_strategy(strategy, opts.batch_size)
     check_devices_apply(chosen, devices)
     check_family_devices(family, devices)
-    if (chosen is not None and chosen.spans(devices)) or family == "sharded":
-        ensure_host_devices(opts.backend)  # before the backend starts (a hit has not started it)
+    ensure_host_devices(opts.backend)  # PyMC's host devices whenever JAX starts here: a later call may shard
     device = resolve_device(opts.backend)
     budget = resolve_budget(opts.memory_budget, device) if chosen is None else None
     if not fp.exact and fp.key_kind == "structural":  # code the fingerprint cannot describe
@@ -177,7 +177,7 @@ def make_request(
     if family is not None:  # the mesh a sized family runs on: the one asked for, for sharded
         may_shard = plan_mesh(devices, device.platform, *_chains_draws(values)) if family == "sharded" else None
     key = make_key(fp, spec, chosen, values, device, may_shard, family)
-    name = opts.model_name or fp.model_name
+    name = opts.model_name or fp.model_name or caller_label(model)
     return TransformRequest(model, fp, spec, chosen, device, key, budget, name, opts.to_disk, devices, family)
 
 

@@ -17,14 +17,16 @@ import jax
 import numpy as np
 
 from ...cache import CacheStore
-from ...render import Table, duration, flops, human_bytes, seconds
+from ...render import Table, duration, human_bytes, seconds
 from ..build.compiler import MemoryStats, Progress, load_executable
 from ..build.entries import TransformEntry
+from ..build.naming import caller_label
 from ..build.options import RequestOptions
 from ..build.request import resolve_device
 from ..identity.fingerprint import fingerprint_model
 from ..strategies.budget import MemoryBudgetError, resolve_budget
 from ..strategies.strategies import get_strategy
+from .auto import WORKING_SET
 from .resolve import precompile_with
 
 FIXED = ("vmap", "scan", "scan_vmap", "vmap_scan", "nested_scan")
@@ -103,7 +105,8 @@ class Comparison:
         }
 
     def table(self) -> Table:
-        headers = ["strategy", "chains", "draws", "peak", "temp", "output", "fits", "flops", "compile"]
+        # no flops column: XLA counts a loop body once, so a loop's flops cannot be set beside vmap's
+        headers = ["strategy", "chains", "draws", "peak", "temp", "output", "fits", "compile"]
         rows = []
         for r in self.results:
             mark = " *" if r.strategy == self.chosen else ""
@@ -115,13 +118,15 @@ class Comparison:
                 human_bytes(r.memory.temp),
                 human_bytes(r.memory.output),
                 "yes" if r.memory.peak <= self.budget else "no",
-                flops(r.flops),
                 "cached" if r.cached else seconds(r.compile_seconds),
             ]
             rows.append(row + ([duration(r.run_seconds)] if self.timed else []))
         budget = human_bytes(self.budget)
         chosen = (
-            f"* auto's choice under the budget of {budget}" if self.chosen else f"nothing fits the budget of {budget}"
+            f"* auto's choice under the budget of {budget}, by a rule, not by timing: the fewest sequential steps "
+            f"whose temp fits a {human_bytes(WORKING_SET)} working set, else the smallest temp"
+            if self.chosen
+            else f"nothing fits the budget of {budget}"
         )
         caption = (
             f"{chosen}\n{self.kind}, {self.chains} chains x {self.draws} draws; "
@@ -139,7 +144,7 @@ class Comparison:
 
     def plot(self, path: Any = None) -> Any:
         """A matplotlib figure: predicted peak per strategy, the budget, the choice (and run times);
-        saved to ``path`` (.png or .svg) if given. Needs matplotlib (``pip install 'pymc-aot[plot]'``)."""
+        saved to ``path`` (.png or .svg) if given. Needs matplotlib (``pip install -e ".[plot]"``)."""
         from ...plot import comparison_figure, save_figure
 
         figure = comparison_figure(self)
@@ -188,7 +193,7 @@ def compare(
             run_seconds = time_run(model, entry, store, device)
         results.append(_result(label, entry, run_seconds))
     kind = "log_likelihood" if log_likelihood else "posterior"
-    name = model_name or getattr(model, "name", "") or "model"
+    name = model_name or getattr(model, "name", "") or caller_label(model) or "model"
     return Comparison(name, kind, chains, draws, budget, chosen, tuple(results), timed=run)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -86,6 +87,7 @@ def precompile_with(
 ) -> TransformEntry:
     """:func:`precompile` with the request's options as one value (``compare`` and the hooks)."""
     fp = fingerprint_model(model)
+    _warn_discrete(model)
     values, spec = _inputs_and_outputs(model, fp, chains, draws, inputs, options.var_names, options.log_likelihood)
     request = make_request(model, values, options, fingerprint=fp, spec=spec)
     store = cache if isinstance(cache, CacheStore) else CacheStore(cache)
@@ -99,6 +101,17 @@ def precompile_with(
         if store is not cache:
             store.close()  # opened here, closed here
     return dataclasses.replace(entry, payload=b"", executable=None)  # stored; nothing to hold on to
+
+
+def _warn_discrete(model: Any) -> None:
+    """NUTS (PyMC's, numpyro's, blackjax's) refuses discrete free variables: say so before the compile."""
+    discrete = [rv.name for rv in model.free_RVs if rv.type.dtype.startswith(("int", "uint", "bool"))]
+    if discrete:
+        warnings.warn(
+            f"model has discrete free variable(s) {discrete}: NUTS refuses them (pm.sample needs a compound step, "
+            "and nuts_sampler='numpyro'/'blackjax' will not run); compiling the transform anyway",
+            stacklevel=3,
+        )
 
 
 def _inputs_and_outputs(

@@ -191,8 +191,15 @@ class ModelFingerprint:
         return tuple(out)
 
 
+def _short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def fingerprint_model(model: Any) -> ModelFingerprint:
     """Walk the model's own graph (no clone, no rewrite) and hash it."""
+    if not all(hasattr(model, a) for a in ("free_RVs", "rvs_to_values", "deterministics")):
+        raise TypeError(f"model: expected a pm.Model, got {type(model).__name__} {_short_repr(model)}")
     hasher = GraphHasher()
     state = hasher.state
     parts: list[Any] = [("check_bounds", bool(getattr(model, "check_bounds", True)))]

@@ -14,11 +14,10 @@ from ..strategies.strategies import AUTO, Strategy
 from .fingerprint import ModelFingerprint
 from .hostcpu import cpu_features
 from .spec import OutputSpec
-from .versions import library_versions
+from .versions import KEY_FORMAT, library_versions
 
 __all__ = ["KEY_FORMAT", "NOT_IN_DIGEST", "Signature", "TransformKey", "diff_parts", "library_versions", "make_key"]
 
-KEY_FORMAT = 2
 NOT_IN_DIGEST = frozenset({"key_reasons"})
 """Parts stored for people (``inspect``) that do not decide what the executable computes."""
 

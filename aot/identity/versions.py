@@ -8,6 +8,9 @@ import importlib.util
 import os
 import platform
 
+KEY_FORMAT = 2
+"""The layout of ``aot.key.TransformKey``; a change makes every stored entry stale."""
+
 _PACKAGES = ("pymc_aot", "pymc_aot.aot", "pymc_aot.cache", "pymc_aot.runtime")
 VERSIONED = ("python", "jax", "jaxlib", "pytensor", "pymc", "numpy", "scipy", "pymc-aot")
 """Keep in step with ``aot.identity.trust.VERSIONED_PACKAGES``: code there is trusted by name."""
@@ -72,3 +75,19 @@ def library_versions() -> tuple[tuple[str, str], ...]:
         "pymc-aot": f"src.{source_digest()[:16]}",
     }
     return tuple((name, str(found[name])) for name in VERSIONED)
+
+
+@functools.cache
+def installed_versions() -> tuple[tuple[str, str], ...]:
+    """:func:`library_versions` from the installed packages' metadata: milliseconds, where importing
+    jax and pymc takes seconds to a minute (``pymc-aot clear --stale`` and ``doctor`` only compare).
+    A package already imported answers with its ``__version__``, as in the key."""
+    import sys
+    from importlib import metadata
+
+    found = {"python": platform.python_version(), "pymc-aot": f"src.{source_digest()[:16]}"}
+    for name in VERSIONED:
+        if name not in found:
+            module = sys.modules.get(name)
+            found[name] = str(getattr(module, "__version__", None) or metadata.version(name))
+    return tuple((name, found[name]) for name in VERSIONED)

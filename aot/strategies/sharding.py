@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -171,10 +172,16 @@ def plan_mesh(devices: DeviceRequest, platform: str, chains: int, draws: int) ->
     """The mesh for ``chains`` x ``draws`` samples over the ``devices`` asked for."""
     chosen = requested_devices(devices, platform)
     for n in range(len(chosen), 0, -1):  # the largest count that splits chains, else draws
-        if chains % n == 0:
-            return MeshPlan(chosen[:n], 0)
-        if draws and draws % n == 0:
-            return MeshPlan(chosen[:n], 1)
+        axis = 0 if chains % n == 0 else 1 if draws and draws % n == 0 else None
+        if axis is None:
+            continue
+        if n < len(chosen) and devices is not None:
+            warnings.warn(
+                f"pymc-aot: devices={len(chosen)} split neither {chains} chains nor {draws} draws evenly; "
+                f"the mesh uses {n} devices",
+                stacklevel=2,
+            )
+        return MeshPlan(chosen[:n], axis)
     raise AssertionError("one device always divides")  # pragma: no cover
 
 

@@ -275,13 +275,13 @@ def get_strategy(name: str, batch_size: int | None = None) -> Strategy | None:
     (also written ``"batched(B)"``, ``"streamed(B)"``).
 
     ``"auto"`` gives None: no strategy yet, one is to be chosen (see ``aot.choice.auto``)."""
+    if not isinstance(name, str):
+        raise TypeError(f"strategy: expected a name such as 'auto', 'vmap' or 'batched(16)', got {name!r}")
     name, size = _parse_sized(name)
     batch_size = size if size is not None else batch_size
     if name == AUTO:
         if batch_size is not None:
-            raise ValueError(
-                "batch_size applies to the 'batched' strategy, 'streamed' and 'sharded'; 'auto' chooses its own"
-            )
+            raise ValueError("batch_size applies to 'batched', 'streamed' and 'sharded'; 'auto' chooses its own")
         return None
     if name not in _BUILDERS:
         raise ValueError(

@@ -55,7 +55,7 @@ def fold(records: Sequence[EntryRecord]) -> list[Listed]:
     listed = candidate_digests(records)
     out = []
     for r in records:
-        if is_candidate_only(r, listed):
+        if is_candidate_only(r, listed) or is_orphan_candidate(r, listed):
             continue
         auto = meta(r).auto
         candidates = () if auto is None else tuple(
@@ -65,10 +65,17 @@ def fold(records: Sequence[EntryRecord]) -> list[Listed]:
     return out
 
 
+def is_orphan_candidate(record: EntryRecord, listed: set[str]) -> bool:
+    """An auto candidate no auto entry lists (its run found nothing that fit): never asked for,
+    never loaded on its own. ``inspect --all`` lists it; the folded listing counts it."""
+    m = record.schema
+    return m is not None and not m.requested and m.auto is None and record.digest not in listed and record.hits == 0
+
+
 def role(record: EntryRecord, listed: set[str]) -> str:
     if meta(record).auto is not None:
         return "auto"
-    return "candidate" if is_candidate_only(record, listed) else "explicit"
+    return "candidate" if is_candidate_only(record, listed) or is_orphan_candidate(record, listed) else "explicit"
 
 
 def entry_json(m: EntryMetadata, record: EntryRecord | None = None, **extra: Any) -> dict[str, Any]:

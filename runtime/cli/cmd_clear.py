@@ -55,10 +55,15 @@ def clear(
         state.output.echo("nothing to remove")
         return
     what = _describe(records, chosen)
+    if store.read_only:
+        raise UserError(f"the cache at {store.directory} is read-only (PYMC_AOT_CACHE_READONLY): nothing removed")
     if not yes:
         click.confirm(f"remove {what} from {store.directory}?", abort=True)
     removed = [r for r in chosen if store.delete(r.digest)]
     state.output.echo(f"removed {_describe(records, removed)}")
+    if len(removed) < len(chosen):
+        gone = {r.digest for r in removed}
+        raise UserError(f"could not remove {_describe(records, [r for r in chosen if r.digest not in gone])}")
 
 
 def _created(record: EntryRecord) -> float:
@@ -68,12 +73,12 @@ def _created(record: EntryRecord) -> float:
 
 def _is_stale(record: EntryRecord) -> bool:
     """Compiled for other library versions or key format, or metadata this schema cannot read."""
-    from ...aot.identity.key import KEY_FORMAT, library_versions
+    from ...aot.identity.versions import KEY_FORMAT, installed_versions
 
     meta = record.schema
     if meta is None:
         return True
-    return meta.key.get("versions") != dict(library_versions()) or meta.key.get("format") != KEY_FORMAT
+    return meta.key.get("versions") != dict(installed_versions()) or meta.key.get("format") != KEY_FORMAT
 
 
 def _with_orphaned_candidates(records: list[EntryRecord], chosen: list[EntryRecord]) -> list[EntryRecord]:

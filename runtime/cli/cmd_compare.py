@@ -26,7 +26,7 @@ from .state import CliState, pass_state
     "plot_path",
     type=PlotPathType(),
     default=None,
-    help="Draw the comparison to FILE (.png or .svg); needs matplotlib (pip install 'pymc-aot[plot]').",
+    help='Draw the comparison to FILE (.png or .svg); needs matplotlib (pip install -e ".[plot]").',
 )
 @pass_state
 def compare(

@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 
 from ...cache import CacheStore, EntryRecord
+from ...cache.other_key import signed_with_another_key
 from ...render import Table, peak_cell, shape, when
-from .catalog import Listed, candidate_digests, fold, listed_json, match, meta, read_records, role
+from .catalog import Listed, candidate_digests, fold, is_orphan_candidate, listed_json, match, meta, read_records, role
 from .entry_view import show_entry
 from .errors import UserError
 from .options import cache_dir_option, json_option
@@ -41,17 +42,37 @@ def inspect(state: CliState, key_prefix: str | None, everything: bool, cache_dir
         return
     listed = candidate_digests(records)
     items = [Listed(r) for r in records] if everything else fold(records)
+    others = len(signed_with_another_key(store))
     if as_json:
-        state.output.json({"location": str(store.directory), "entries": [listed_json(i, listed) for i in items]})
+        entries = [listed_json(i, listed) for i in items]
+        state.output.json({"location": str(store.directory), "entries": entries, "signed_with_another_key": others})
         return
     if not items:
-        state.output.echo(f"no cached transforms in {store.directory}")
+        empty = _another_key(others, store) or f"no cached transforms in {store.directory}"
+        state.output.echo("\n".join(filter(None, [empty, "" if everything else _hint(items, records)])))
         return
     rows = [_row(i, listed, everything) for i in items]
-    folded = sum(len(i.candidates) for i in items) if not everything else 0
-    hint = f"{folded} auto candidates folded; `pymc-aot inspect KEY` shows them, --all lists them" if folded else ""
+    hint = "" if everything else _hint(items, records)
     headers = (*HEADERS[:5], "role", *HEADERS[6:]) if everything else HEADERS
     state.output.table(Table.of(headers, rows, hint))
+    if others:
+        state.output.echo(_another_key(others, store))
+
+
+def _hint(items: list[Listed], records: list[EntryRecord]) -> str:
+    folded = sum(len(i.candidates) for i in items)
+    listed = candidate_digests(records)
+    orphans = sum(is_orphan_candidate(r, listed) for r in records)
+    parts = [f"{folded} auto candidates folded; `pymc-aot inspect KEY` shows them" if folded else ""]
+    parts.append(f"{orphans} candidates of auto runs that found nothing fitting" if orphans > 0 else "")
+    shown = "; ".join(filter(None, parts))
+    return f"{shown}; --all lists them" if shown else ""
+
+
+def _another_key(count: int, store: CacheStore) -> str:
+    if not count:
+        return ""
+    return f"{count} entr{'y' if count == 1 else 'ies'} in {store.directory} signed with another key (not listed)"
 
 
 def _one(records: list[EntryRecord], prefix: str, store: CacheStore) -> EntryRecord:

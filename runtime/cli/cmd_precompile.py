@@ -10,9 +10,9 @@ from ...cache import CacheStore
 from ...cache.entry import EntryMetadata
 from ...render import entry_table
 from .catalog import entry_json
-from .errors import as_user_error
+from .errors import UserError, as_user_error
 from .modelref import ref_label
-from .options import memory_budget_option, model_argument, shape_options
+from .options import StrategyType, memory_budget_option, model_argument, shape_options
 from .progress import progress_display
 from .state import CliState, pass_state
 
@@ -25,7 +25,7 @@ STRATEGY_HELP = (
 @click.command()
 @model_argument
 @shape_options
-@click.option("--strategy", default="auto", show_default=True, help=STRATEGY_HELP)
+@click.option("--strategy", type=StrategyType(), default="auto", show_default=True, help=STRATEGY_HELP)
 @memory_budget_option
 @click.option(
     "--batch-size", type=click.IntRange(min=1), default=None, help="Draws per batch for batched/streamed/sharded."
@@ -78,6 +78,7 @@ def precompile(
       pymc-aot precompile examples/regression.py:model --draws 2000 --log-likelihood
       pymc-aot precompile examples/regression.py:model --from constrained --log-likelihood
     """
+    _check_strategy(request["strategy"], request["batch_size"])
     store = CacheStore(cache_dir)
     first = "deterministics" if inputs == "constrained" else "posterior"
     kinds = [first, "log-likelihood"] if log_likelihood else [first]
@@ -113,6 +114,22 @@ def precompile(
             task.done(f"{_how(entry)}: {entry.strategy}")
             entries.append(entry)
     _report(state, store, entries, request, as_json)
+    unstored = [e for e in entries if not e.cached and not e.stored]
+    if unstored:
+        why = "it is read-only" if store.read_only else "it cannot be written; see the warning above"
+        raise UserError(f"nothing stored for {len(unstored)} of {len(entries)} transforms in {store.directory}: {why}")
+
+
+def _check_strategy(strategy: str, batch_size: int | None) -> None:
+    """The strategy and --batch-size fit together, before anything loads."""
+    from ...cache.entry import SIZED_STRATEGIES
+
+    name, sized = strategy.split("(")[0], "(" in strategy
+    if name in SIZED_STRATEGIES and not sized and batch_size is None:
+        raise UserError(f"--strategy {name} needs --batch-size B (or write {name}(B))")
+    if batch_size is not None and (name not in SIZED_STRATEGIES or sized):
+        sized_names = ", ".join(SIZED_STRATEGIES)
+        raise UserError(f"--batch-size applies to {sized_names} written without a size, not {strategy!r}")
 
 
 def _predictive(model: Any, store: CacheStore, model_ref: str, task: Any, request: dict[str, Any]) -> Any:
@@ -139,7 +156,8 @@ def _report(state: CliState, store: CacheStore, entries: list[Any], request: dic
         state.output.json({"location": str(store.directory), "entries": docs})
         return
     state.output.table(entry_table(entries))
-    state.output.echo(f"\n{request['chains']} chains x {request['draws']} draws; stored in {store.directory}")
+    where = "stored in" if all(e.cached or e.stored for e in entries) else "NOT stored in"
+    state.output.echo(f"\n{request['chains']} chains x {request['draws']} draws; {where} {store.directory}")
     state.output.echo("peak = input + output + temp - aliased (XLA's memory analysis, before anything runs)")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ...cache import CacheStore
+from ...cache.signing import how_signed
 from ...render import human_bytes
 from .catalog import fold, read_records
 from .options import cache_dir_option, json_option
@@ -33,6 +34,7 @@ def stats(state: CliState, cache_dir: str | None, as_json: bool) -> None:
         "candidates": len(records) - entries,
         "bytes_used": store.volume() if exists else 0,
         "size_limit": store.size_limit,
+        "signed": how_signed(store),
     }
     if as_json:
         state.output.json(doc)
@@ -42,3 +44,4 @@ def stats(state: CliState, cache_dir: str | None, as_json: bool) -> None:
     backing = f"backed by {len(records)} executables ({doc['candidates']} of them auto candidates)"
     out.echo(f"entries      {entries}, {backing}")
     out.echo(f"used         {human_bytes(doc['bytes_used'])} of {human_bytes(store.size_limit)}")
+    out.echo(f"signed       {doc['signed']}")

@@ -17,6 +17,7 @@ from typing import Any
 
 from ...cache import CachePermissionError, CacheStore, EntryRecord, default_cache_dir
 from ...cache.permissions import check_database, check_directory, check_key_file
+from ...cache.signing import how_signed
 from ...render import human_bytes
 from .catalog import fold, readable
 from .diagnose_remote import bundle_facts, remote_facts
@@ -137,7 +138,7 @@ def cache(root: Path) -> tuple[list[tuple[str, str]], list[str]]:
         return [*facts, ("entries", "none (no key file yet)")], []
     try:
         store = CacheStore(root)  # a shared cache: read-only with the operator's public key, from the environment
-        records, used, limit = store.entries(), store.volume(), store.size_limit
+        records, used, limit, signed = store.entries(), store.volume(), store.size_limit, how_signed(store)
         store.close()
     except Exception as exc:  # noqa: BLE001 - sqlite, OS and permission errors all mean "unreadable"
         return facts, [f"the cache at {root} cannot be read: {type(exc).__name__}: {exc}"]
@@ -145,6 +146,7 @@ def cache(root: Path) -> tuple[list[tuple[str, str]], list[str]]:
     facts += [
         ("entries", f"{entries}, backed by {len(records)} executables"),
         ("size", f"{human_bytes(used)} of {human_bytes(limit)} (PYMC_AOT_CACHE_SIZE_LIMIT)"),
+        ("signed", signed),
     ]
     return facts, _stale_problems(records)
 
@@ -177,9 +179,9 @@ def _permission_problems(root: Path) -> list[str]:
 
 
 def _stale_problems(records: list[EntryRecord]) -> list[str]:
-    from ...aot.identity.key import KEY_FORMAT, library_versions
+    from ...aot.identity.versions import KEY_FORMAT, installed_versions
 
-    current = dict(library_versions())
+    current = dict(installed_versions())
     parts = {r.digest: meta.key if (meta := r.schema) is not None else {} for r in records}
     stale = [
         r for r in records if parts[r.digest].get("versions") != current or parts[r.digest].get("format") != KEY_FORMAT

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from .interrupts import stop_if_interrupted
 from .output import Output
 
 
@@ -25,6 +26,7 @@ class Task:
         self.started = False
 
     def __call__(self, step: str) -> None:
+        stop_if_interrupted()
         label, sep, _ = step.partition(": ")
         if sep and label not in self.labels:
             self.labels.append(label)

@@ -34,7 +34,14 @@ def _point_jax_cache(directory: Path) -> None:
     import jax
     from jax.experimental.compilation_cache import compilation_cache
 
-    STATE.jax_config = {"jax_compilation_cache_dir": jax.config.jax_compilation_cache_dir}
+    before = jax.config.jax_compilation_cache_dir
+    if before and Path(before) != directory:
+        warnings.warn(
+            f"pymc-aot: enable(jax_cache=True) points JAX's compilation cache to {directory} instead of your "
+            f"jax_compilation_cache_dir {before}; disable() puts yours back (or leave jax_cache=False)",
+            stacklevel=3,
+        )
+    STATE.jax_config = {"jax_compilation_cache_dir": before}
     jax.config.update("jax_compilation_cache_dir", str(directory))
     compilation_cache.reset_cache()
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ def _zarr() -> Any:
     try:
         import zarr
     except ImportError:
-        raise ImportError("out= writes a Zarr store and needs zarr: pip install 'pymc-aot[zarr]'") from None
+        raise ImportError('out= writes a Zarr store and needs zarr: pip install -e ".[zarr]"') from None
     return zarr
 
 
@@ -98,6 +99,9 @@ class ZarrWriter:
     def finish(self) -> dict[str, Any]:
         """Mark the group complete (the last write) and give its arrays, opened read-only."""
         self.group.attrs.update({MARKER: {**self.info, "complete": True}})
+        with warnings.catch_warnings():  # zarr 3 notes that consolidation is not in its spec yet; xarray uses it
+            warnings.filterwarnings("ignore", message="Consolidated metadata is currently not part")
+            _zarr().consolidate_metadata(str(self.path))  # xarray and ArviZ open it without a warning
         return open_store(self.path, self.group_name)
 
 
@@ -133,7 +137,8 @@ def open_dataset(out: OutPath, group: str = "posterior") -> Any:
 
     path = Path(out)
     _completion(path, group)
+    consolidated = (path / "zarr.json").is_file() and "consolidated_metadata" in (path / "zarr.json").read_text()
     ds = xr.open_dataset(  # cache=False: reading a variable does not pin it in memory
-        str(path), engine="zarr", group=group, consolidated=False, chunks=None, mask_and_scale=False, cache=False
+        str(path), engine="zarr", group=group, consolidated=consolidated, chunks=None, mask_and_scale=False, cache=False
     )
     return ds.assign_coords(chain=np.arange(ds.sizes["chain"]), draw=np.arange(ds.sizes["draw"]))

@@ -75,7 +75,7 @@ def postprocess(
     memory_budget: int | float | str | None = None,
     out: str | os.PathLike[str] | None = None,
     devices: int | Sequence[Any] | None = None,
-) -> dict[str, Any]:
+) -> Mapping[str, Any]:
     """Postprocess raw draws with a cached, ahead-of-time compiled executable.
 
     ``samples``: one array per value variable, shaped ``(chains, draws, *shape)``, as a list
@@ -92,8 +92,9 @@ def postprocess(
     into NumPy arrays while the next computes: the device never holds the whole output.
 
     ``out="posterior.zarr"`` writes the outputs into that Zarr store instead (group
-    ``posterior`` or ``log_likelihood``, replaced if present; needs the ``zarr`` extra) and
-    returns its arrays, read lazily (``zarr.Array``); ``auto`` then streams, so memory holds
+    ``posterior`` or ``log_likelihood``, replaced if present, consolidated metadata; needs the
+    ``zarr`` extra) and returns an ``xarray.Dataset`` with the model's dims and coords whose
+    variables read lazily from the store; ``auto`` then streams, so memory holds
     the inputs and a few batches, not the output. A write that did not finish is refused on
     reading (``runtime.streams.zarr_store.open_store`` / ``open_dataset``).
 
@@ -101,7 +102,12 @@ def postprocess(
     draws over; default one per physical core on a CPU, every accelerator otherwise. With
     ``"streamed(B)"`` each batch is split over them (default: one device).
     """
-    return run_transform(model, samples, RequestOptions.pick(locals()), cache=cache, out=out)
+    result = run_transform(model, samples, RequestOptions.pick(locals()), cache=cache, out=out)
+    if out is None:
+        return result
+    from ..streams.model_dataset import open_model_dataset  # only with out=: not on a hit's import path
+
+    return open_model_dataset(out, "log_likelihood" if log_likelihood else "posterior", model)
 
 
 def log_likelihood(model: Any, samples: Sequence[Any] | Mapping[str, Any], **options: Any) -> dict[str, Any]:

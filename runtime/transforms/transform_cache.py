@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 import weakref
@@ -25,13 +24,14 @@ from ..streams.streaming import run_loaded
 from .counters import RuntimeCounters
 from .digest_locks import DigestLocks
 from .loaded_transform import LoadedTransform
+from .logs import describe, log, show_beside_pymc
 from .phases import Phases
 from .validate import check_full_shapes, check_samples, order_samples
 
 if TYPE_CHECKING:
     from ..streams.zarr_store import OutPath, ZarrWriter
 
-log = logging.getLogger("pymc_aot")
+show_beside_pymc()
 
 MEMO_SIZE = 64
 
@@ -46,14 +46,16 @@ class _CompileLog:
     def __call__(self, step: str) -> None:
         if self.started is None:
             self.started = time.perf_counter()
-            r = self.request
-            log.info(
-                "pymc-aot: compiling the %s transform (%s) of model %r; later runs will reuse it",
-                r.spec.kind,
-                r.label,
-                r.model_name,
-            )
+            log.info("pymc-aot: %s: cache miss, compiling; later runs will reuse it", describe(self.request))
         log.debug("pymc-aot: %s", step)
+
+
+def _log_outcome(request: TransformRequest, entry: TransformEntry, started: float | None) -> None:
+    if started is None:
+        log.info("pymc-aot: %s: cache hit (%s)", describe(request), entry.location or "disk")
+    else:
+        stored = "stored" if entry.stored else "not stored"
+        log.info("pymc-aot: %s: compiled in %.2f s, %s", describe(request), time.perf_counter() - started, stored)
 
 
 def _close_stores(stores: dict[str, CacheStore]) -> None:
@@ -106,6 +108,7 @@ class TransformCache:
             self._memo.move_to_end(digest)
             self.counters.memo_hits += 1
             self.counters.record("memo", digest)
+            log.debug("pymc-aot: %s: in memory", describe(request))
             return loaded
 
     def _remember(self, digest: str, loaded: LoadedTransform) -> LoadedTransform:
@@ -165,8 +168,7 @@ class TransformCache:
             else:
                 self.counters.disk_hits += 1
                 self.counters.record("disk", digest)
-        if progress.started is not None:
-            log.info("pymc-aot: compiled in %.2f s", time.perf_counter() - progress.started)
+        _log_outcome(request, entry, progress.started)
         return LoadedTransform(executable, entry.metadata)
 
     def run(

@@ -15,13 +15,22 @@ class SampleError(ValueError):
     """Samples that do not fit the model: the message names the variable and the mismatch."""
 
 
+def _as_array(x: Any, label: str) -> Any:
+    """``x`` if it is an array (numpy, JAX, ...), else ``np.asarray(x)`` (nested lists); a ragged
+    or non-numeric value is refused naming it."""
+    if getattr(x, "shape", None) is not None and getattr(x, "dtype", None) is not None:
+        return x
+    try:
+        array = np.asarray(x)
+    except (ValueError, TypeError) as exc:
+        raise SampleError(f"{label}: expected an array (chains, draws, ...), got {type(x).__name__}: {exc}") from None
+    if array.dtype.kind not in "biuf":
+        raise SampleError(f"{label}: expected numbers (chains, draws, ...), got {type(x).__name__} of {array.dtype}")
+    return array
+
+
 def _shape_dtype(x: Any) -> tuple[tuple[int, ...], np.dtype]:
-    shape = getattr(x, "shape", None)
-    dtype = getattr(x, "dtype", None)
-    if shape is None or dtype is None:
-        x = np.asarray(x)
-        shape, dtype = x.shape, x.dtype
-    return tuple(int(s) for s in shape), np.dtype(dtype)
+    return tuple(int(s) for s in x.shape), np.dtype(x.dtype)
 
 
 def order_samples(samples: Sequence[Any] | Mapping[str, Any], fp: ModelFingerprint) -> list[Any]:
@@ -93,6 +102,7 @@ def check_arrays(
     lead_name = ""
     for name, expected_dtype, static, x in zip(names, dtypes, static_shapes, arrays, strict=True):
         label = f"{what}[{name!r}]"
+        x = _as_array(x, label)
         shape, dtype = _shape_dtype(x)
         want_ndim = 2 + len(static)
         expected_text = f"(chains, draws{''.join(', ' + ('?' if s is None else str(s)) for s in static)})"
