@@ -83,7 +83,9 @@ def _checked_options(
         raise ValueError(f"chunk_size: expected a positive integer, got {chunk_size!r}")
     sampler = sampler or checkpoint is not None
     checkpoint = None if checkpoint is None else os.fspath(checkpoint)
-    return Options(cache_dir, strategy, batch_size, memory_budget, jax_cache, out, devices, sampler, checkpoint, chunk_size)
+    return Options(
+        cache_dir, strategy, batch_size, memory_budget, jax_cache, out, devices, sampler, checkpoint, chunk_size
+    )
 
 
 def _patch_pymc() -> bool:

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from .programs import Kernel, Logp
+from .kernel import Kernel, Logp
 from .settings import SamplerSettings
 
 STATS = ("diverging", "energy", "tree_depth", "n_steps", "acceptance_rate", "lp")
@@ -54,6 +54,22 @@ def blackjax_kernel(logp: Logp, settings: SamplerSettings) -> Kernel:
         chain = blackjax.nuts.init(position, density)
         return ChainState(chain, adaptation, jnp.zeros((), jnp.int32), key, step_size, imm)
 
+    def init(positions: list[Any], keys: Any, data: tuple[Any, ...]) -> Any:
+        return jax.vmap(init_one, in_axes=(0, 0, None))(positions, keys, data)
+
+    step_one = _step(logp, mcmc_kernel, adapt_step, adapt_final, schedule, tune, options)
+
+    def step(state: Any, data: tuple[Any, ...]) -> Any:
+        return jax.vmap(step_one, in_axes=(0, None))(state, data)
+
+    return Kernel(init, step, STATS)
+
+
+def _step(
+    logp: Logp, mcmc_kernel: Any, adapt_step: Any, adapt_final: Any, schedule: Any, tune: int, options: dict[str, Any]
+) -> Any:
+    """One chain's step: NUTS with the warmup's or the tuned parameters, then the adaptation."""
+
     def step_one(state: ChainState, data: tuple[Any, ...]) -> Any:
         density = lambda z: logp(*z, *data)
         warmup = state.i < tune
@@ -90,10 +106,4 @@ def blackjax_kernel(logp: Logp, settings: SamplerSettings) -> Kernel:
         }
         return new, list(chain.position), stats
 
-    def init(positions: list[Any], keys: Any, data: tuple[Any, ...]) -> Any:
-        return jax.vmap(init_one, in_axes=(0, 0, None))(positions, keys, data)
-
-    def step(state: Any, data: tuple[Any, ...]) -> Any:
-        return jax.vmap(step_one, in_axes=(0, None))(state, data)
-
-    return Kernel(init, step, STATS)
+    return step_one

@@ -13,7 +13,7 @@ from typing import Any
 
 import jax
 
-from .programs import Kernel, Logp
+from .kernel import Kernel, Logp
 from .settings import SamplerSettings
 
 STATS = ("n_steps", "lp", "energy", "step_size", "acceptance_rate", "diverging")

@@ -19,23 +19,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from .kernel import Kernel, Logp
 from .settings import SamplerSettings
-
-Logp = Callable[..., Any]
-"""``logp(*values, *data) -> scalar`` log density of one point."""
-
-
-@dataclass(frozen=True)
-class Kernel:
-    """One library's NUTS as two functions of batched (all-chains) state.
-
-    ``init(positions, keys, data) -> state``; ``step(state, data) -> (state, position, stats)``
-    with ``stats`` a dict of per-chain scalars named as PyMC names them.
-    """
-
-    init: Callable[[list[Any], Any, tuple[Any, ...]], Any]
-    step: Callable[[Any, tuple[Any, ...]], tuple[Any, list[Any], dict[str, Any]]]
-    stat_names: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -56,26 +41,28 @@ def make_kernel(logp: Logp, settings: SamplerSettings) -> Kernel:
     return blackjax_kernel(logp, settings)
 
 
-def sampler_programs(logp: Logp, settings: SamplerSettings, point_structs: list[Any], data_structs: list[Any]) -> SamplerPrograms:
+def sampler_programs(
+    logp: Logp, settings: SamplerSettings, point_structs: list[Any], data_structs: list[Any]
+) -> SamplerPrograms:
     """The ``init`` and ``chunk`` functions for values shaped like ``point_structs`` (one point)."""
     kernel = make_kernel(logp, settings)
-    n_values, n_data, chains, steps = len(point_structs), len(data_structs), settings.chains, settings.chunk
+    n_values, chains, steps = len(point_structs), settings.chains, settings.chunk
+
+    def state(*args: Any) -> Any:
+        return kernel.init(list(args[:n_values]), args[n_values], tuple(args[n_values + 1 :]))
 
     def init(*args: Any) -> list[Any]:
-        positions, keys, data = list(args[:n_values]), args[n_values], tuple(args[n_values + 1 :])
-        return jax.tree_util.tree_leaves(kernel.init(positions, keys, data))
+        return jax.tree_util.tree_leaves(state(*args))
 
     batched = [jax.ShapeDtypeStruct((chains, *s.shape), s.dtype) for s in point_structs]
     keys = jax.ShapeDtypeStruct((chains, 2), jnp.uint32)
-    state_shape = jax.eval_shape(lambda *a: kernel.init(list(a[:n_values]), a[n_values], a[n_values + 1 :]),
-                                 *batched, keys, *data_structs)
-    treedef = jax.tree_util.tree_structure(state_shape)
+    treedef = jax.tree_util.tree_structure(jax.eval_shape(state, *batched, keys, *data_structs))
     n_state = treedef.num_leaves
 
     def chunk(*args: Any) -> list[Any]:
-        state = jax.tree_util.tree_unflatten(treedef, args[:n_state])
+        start = jax.tree_util.tree_unflatten(treedef, args[:n_state])
         n, data = args[n_state], tuple(args[n_state + 1 :])
-        _, position0, stats0 = jax.eval_shape(kernel.step, state, data)
+        _, position0, stats0 = jax.eval_shape(kernel.step, start, data)
         draws = [jnp.zeros((steps, *p.shape), p.dtype) for p in position0]
         stats = {k: jnp.zeros((steps, *v.shape), v.dtype) for k, v in stats0.items()}
 
@@ -86,9 +73,8 @@ def sampler_programs(logp: Logp, settings: SamplerSettings, point_structs: list[
             stats = {k: stats[k].at[i].set(stat[k]) for k in stats}
             return state, draws, stats
 
-        state, draws, stats = jax.lax.fori_loop(0, n, body, (state, draws, stats))
+        end, draws, stats = jax.lax.fori_loop(0, n, body, (start, draws, stats))
         moved = [jnp.swapaxes(d, 0, 1) for d in (*draws, *(stats[k] for k in kernel.stat_names))]
-        return [*jax.tree_util.tree_leaves(state), *moved]
+        return [*jax.tree_util.tree_leaves(end), *moved]
 
-    del n_data
     return SamplerPrograms(init, chunk, n_state, kernel.stat_names)

@@ -57,6 +57,9 @@ def run_chunks(init: LoadedProgram, chunk: LoadedProgram, run: SamplerRun) -> di
         resumed = checkpoint.resume()
         if resumed is not None:
             done, state, pieces = resumed
+            from .session import COUNTS
+
+            COUNTS["resumed_steps"] += done
     if state is None:
         state = list(init(*run.positions, run.keys, *run.data))
     chains = int(np.shape(run.keys)[0])

@@ -13,8 +13,8 @@ from ..hook_state import STATE
 
 _MEMO: dict[str, LoadedProgram] = {}
 _LOCK = threading.Lock()
-COUNTS = {"compiled": 0, "loaded": 0, "memo": 0}
-"""Programs compiled, read from the store, found in this process (tests read these)."""
+COUNTS = {"compiled": 0, "loaded": 0, "memo": 0, "resumed_steps": 0}
+"""Programs compiled, read from the store, found in this process; steps a checkpoint saved (tests read these)."""
 
 
 def _fingerprint(model: Any) -> Any:
@@ -106,8 +106,13 @@ def run_compiled(
 
     options = STATE.current()
     settings = SamplerSettings.make(
-        sampler, nuts_kwargs, chains=chains, tune=tune, target_accept=target_accept,
-        chain_method=chain_method, chunk=options.chunk_size,
+        sampler,
+        nuts_kwargs,
+        chains=chains,
+        tune=tune,
+        target_accept=target_accept,
+        chain_method=chain_method,
+        chunk=options.chunk_size,
     )
     positions = list(initial_points)
     if chains == 1:  # PyMC hands one chain's initial point over without the chain axis
