@@ -148,3 +148,32 @@ def test_a_killed_run_resumes_from_its_last_chunk_bit_for_bit(cache_dir, tmp_pat
     resumed = run_child("child_sampler.py", "numpyro", tmp_path / "resumed.npz", json.dumps({**base, "checkpoint": str(ckpt)}))
     assert resumed["resumed_steps"] == done and resumed["compiled"] == 0
     _assert_same(_load(tmp_path / "whole.npz"), _load(tmp_path / "resumed.npz"))
+
+
+def test_precompile_command_then_pm_sample_compiles_nothing(capsys, cache_dir):
+    import pymc as pm
+
+    from pymc_aot import runtime
+    from pymc_aot.runtime.cli import main
+    from pymc_aot.runtime.sampler.session import COUNTS
+
+    schools = str(HERE.parent / "examples" / "eight_schools.py")
+    args = ["precompile", schools, "--sampler", "numpyro", "--tune", "30", "--draws", "20", "--chains", "2"]
+    assert main([*args, "--chunk-size", "25", "--strategy", "vmap", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    sampler = [e for e in doc["entries"] if e.get("kind") == "sampler"]
+    assert len(sampler) == 3 and all(e["memory"]["peak"] > 0 for e in sampler)
+    assert main(["inspect", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert sum(1 for e in listed["entries"] if e.get("kind") == "sampler") == 3
+    model = runpy_model(schools)
+    compiled = COUNTS["compiled"]
+    with runtime.enabled(strategy="vmap", sampler=True, chunk_size=25), model:
+        pm.sample(draws=20, tune=30, chains=2, nuts_sampler="numpyro", progressbar=False, compute_convergence_checks=False)
+    assert COUNTS["compiled"] == compiled
+
+
+def runpy_model(path):
+    import runpy
+
+    return runpy.run_path(path)["model"]

@@ -76,6 +76,11 @@ class SamplerKey:
         }
 
     @property
+    def kind(self) -> str:
+        """What ``inspect`` and ``precompile`` show in their kind column."""
+        return "sampler"
+
+    @property
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self.parts(), sort_keys=True).encode()).hexdigest()
 

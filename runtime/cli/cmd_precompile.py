@@ -48,6 +48,22 @@ STRATEGY_HELP = (
     "idata.posterior, for pm.compute_deterministics and, with --log-likelihood, pm.compute_log_likelihood "
     "(PyMC's NUTS, nutpie).",
 )
+@click.option(
+    "--sampler",
+    type=click.Choice(["numpyro", "blackjax"]),
+    default=None,
+    help="Also compile the NUTS sampler itself, as pm.sample(nuts_sampler=...) runs it inside "
+    "enable(sampler=True): warmup and sampling in chunks (--tune, --target-accept, --chunk-size).",
+)
+@click.option("--tune", type=click.IntRange(min=0), default=1000, show_default=True, help="Warmup steps (--sampler).")
+@click.option("--target-accept", type=float, default=0.8, show_default=True, help="NUTS target acceptance (--sampler).")
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Steps per sampler call (--sampler).",
+)
 @pass_state
 def precompile(
     state: CliState,
@@ -56,6 +72,10 @@ def precompile(
     as_json: bool,
     log_likelihood: bool,
     inputs: str,
+    sampler: str | None,
+    tune: int,
+    target_accept: float,
+    chunk_size: int,
     **request: Any,
 ) -> None:
     """Compile and store the postprocessing of MODEL before sampling, and say what it will cost.
@@ -70,6 +90,7 @@ def precompile(
     Example:
       pymc-aot precompile examples/regression.py:model --draws 2000 --log-likelihood
       pymc-aot precompile examples/regression.py:model --from constrained --log-likelihood
+      pymc-aot precompile examples/regression.py:model --sampler numpyro --tune 1000 --draws 1000
     """
     store = CacheStore(cache_dir)
     first = "deterministics" if inputs == "constrained" else "posterior"
@@ -101,7 +122,35 @@ def precompile(
                 )
             task.done(f"{_how(entry)}: {entry.strategy}")
             entries.append(entry)
+        if sampler is not None:
+            sampler_settings = {"tune": tune, "target_accept": target_accept, "chunk_size": chunk_size}
+            sampler_settings["model_name"] = ref_label(model_ref)
+            entries += _sampler_entries(
+                display.task("sampler", unit=""), model, store, sampler, request, sampler_settings
+            )
     _report(state, store, entries, request, as_json)
+
+
+def _sampler_entries(
+    task: Any, model: Any, store: CacheStore, sampler: str, request: dict[str, Any], settings: dict[str, Any]
+) -> list[Any]:
+    """Compile (or find) the sampler's programs; entries shaped for the table and --json."""
+    from ...aot.entries import TransformEntry
+    from ...aot.sampler.precompile import precompile_sampler
+
+    model_name = settings.pop("model_name")
+    task(f"{sampler}: compiling (logp, init, chunk)")
+    with as_user_error():
+        programs = precompile_sampler(
+            model, sampler, chains=request["chains"], cache=store, model_name=model_name, **settings
+        )
+    task.done(
+        f"{sampler}: " + ", ".join(f"{p} {'already cached' if v.cached else 'stored'}" for p, v in programs.items())
+    )
+    return [
+        TransformEntry(key=v.key, metadata=v.metadata, cached=v.cached, stored=True, location=str(store.directory))
+        for v in programs.values()
+    ]
 
 
 def _how(entry: Any) -> str:
