@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,8 @@ from ...aot.sampler.resolve import LoadedProgram, fetch_or_compile
 from ..hook_state import STATE
 
 _MEMO: dict[str, LoadedProgram] = {}
+READY: list[float] = []
+"""``time.perf_counter()`` when each run's programs were ready (benchmarks read it)."""
 _LOCK = threading.Lock()
 COUNTS = {"compiled": 0, "loaded": 0, "memo": 0, "resumed_steps": 0}
 """Programs compiled, read from the store, found in this process; steps a checkpoint saved (tests read these)."""
@@ -119,6 +122,7 @@ def run_compiled(
         positions = [np.asarray(p)[None] for p in positions]
     point = _point(model, positions, True)
     programs = programs_for(model, settings, point, ("init", "chunk"))
+    READY.append(time.perf_counter())
     dtypes = [np.dtype(d) for _, _, d in point]
     run = SamplerRun(
         tune=tune,
