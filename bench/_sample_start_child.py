@@ -63,7 +63,7 @@ with model:
     )
 t_end = time.perf_counter()
 if mode.startswith("aot"):
-    from pymc_aot.runtime.sampler.session import READY
+    from pymc_aot.runtime.sampler.counts import READY
 
     ready = READY[-1]
 else:  # the sampler's own trace / lower / compile time, inside its window

@@ -39,7 +39,7 @@ with regression_data():
         progressbar=False,
         compute_convergence_checks=False,
     )
-from pymc_aot.runtime.sampler.session import COUNTS  # noqa: E402
+from pymc_aot.runtime.sampler.counts import COUNTS  # noqa: E402
 
 arrays = {f"posterior/{k}": v.values for k, v in idata.posterior.items()}
 arrays.update({f"sample_stats/{k}": v.values for k, v in idata.sample_stats.items()})

@@ -52,7 +52,7 @@ def test_new_data_of_the_same_shape_reuses_the_executables(cache_dir):
     from zoo import regression_data
 
     from pymc_aot import runtime
-    from pymc_aot.runtime.sampler.session import COUNTS
+    from pymc_aot.runtime.sampler.counts import COUNTS
 
     model = regression_data()
     X = model["x"].get_value()
@@ -155,7 +155,7 @@ def test_precompile_command_then_pm_sample_compiles_nothing(capsys, cache_dir):
 
     from pymc_aot import runtime
     from pymc_aot.runtime.cli import main
-    from pymc_aot.runtime.sampler.session import COUNTS
+    from pymc_aot.runtime.sampler.counts import COUNTS
 
     schools = str(HERE.parent / "examples" / "eight_schools.py")
     args = ["precompile", schools, "--sampler", "numpyro", "--tune", "30", "--draws", "20", "--chains", "2"]

@@ -73,9 +73,6 @@ def precompile(
     log_likelihood: bool,
     inputs: str,
     sampler: str | None,
-    tune: int,
-    target_accept: float,
-    chunk_size: int,
     **request: Any,
 ) -> None:
     """Compile and store the postprocessing of MODEL before sampling, and say what it will cost.
@@ -93,6 +90,7 @@ def precompile(
       pymc-aot precompile examples/regression.py:model --sampler numpyro --tune 1000 --draws 1000
     """
     store = CacheStore(cache_dir)
+    settings = {k: request.pop(k) for k in ("tune", "target_accept", "chunk_size")} | {"model_ref": model_ref}
     first = "deterministics" if inputs == "constrained" else "posterior"
     kinds = [first, "log-likelihood"] if log_likelihood else [first]
     with progress_display(state.output) as display:
@@ -123,22 +121,23 @@ def precompile(
             task.done(f"{_how(entry)}: {entry.strategy}")
             entries.append(entry)
         if sampler is not None:
-            sampler_settings = {"tune": tune, "target_accept": target_accept, "chunk_size": chunk_size}
-            sampler_settings["model_name"] = ref_label(model_ref)
-            entries += _sampler_entries(
-                display.task("sampler", unit=""), model, store, sampler, request, sampler_settings
-            )
+            entries += _sampler_entries(display, model, store, sampler, request, settings)
     _report(state, store, entries, request, as_json)
 
 
 def _sampler_entries(
-    task: Any, model: Any, store: CacheStore, sampler: str, request: dict[str, Any], settings: dict[str, Any]
+    display: Any,
+    model: Any,
+    store: CacheStore,
+    sampler: str,
+    request: dict[str, Any],
+    settings: dict[str, Any],
 ) -> list[Any]:
     """Compile (or find) the sampler's programs; entries shaped for the table and --json."""
     from ...aot.entries import TransformEntry
     from ...aot.sampler.precompile import precompile_sampler
 
-    model_name = settings.pop("model_name")
+    task, model_name = display.task("sampler", unit=""), ref_label(settings.pop("model_ref"))
     task(f"{sampler}: compiling (logp, init, chunk)")
     with as_user_error():
         programs = precompile_sampler(

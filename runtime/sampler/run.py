@@ -16,6 +16,7 @@ import numpy as np
 
 from ...aot.sampler.resolve import LoadedProgram
 from .checkpoint import Checkpoint, run_identity
+from .counts import COUNTS
 from .progress import SamplerProgress
 
 
@@ -57,8 +58,6 @@ def run_chunks(init: LoadedProgram, chunk: LoadedProgram, run: SamplerRun) -> di
         resumed = checkpoint.resume()
         if resumed is not None:
             done, state, pieces = resumed
-            from .session import COUNTS
-
             COUNTS["resumed_steps"] += done
     if state is None:
         state = list(init(*run.positions, run.keys, *run.data))

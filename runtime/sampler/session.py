@@ -11,13 +11,10 @@ import numpy as np
 from ...aot.sampler import SamplerSettings, UnsupportedSettings, sampler_key
 from ...aot.sampler.resolve import LoadedProgram, fetch_or_compile
 from ..hook_state import STATE
+from .counts import COUNTS, READY
 
 _MEMO: dict[str, LoadedProgram] = {}
-READY: list[float] = []
-"""``time.perf_counter()`` when each run's programs were ready (benchmarks read it)."""
 _LOCK = threading.Lock()
-COUNTS = {"compiled": 0, "loaded": 0, "memo": 0, "resumed_steps": 0}
-"""Programs compiled, read from the store, found in this process; steps a checkpoint saved (tests read these)."""
 
 
 def _fingerprint(model: Any) -> Any:
