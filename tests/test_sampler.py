@@ -177,3 +177,11 @@ def runpy_model(path):
     import runpy
 
     return runpy.run_path(path)["model"]
+
+
+def test_enable_refuses_a_bad_chunk_size():
+    from pymc_aot import runtime
+
+    with pytest.raises(ValueError, match="chunk_size: expected a positive integer, got 0"):
+        runtime.enable(sampler=True, chunk_size=0)
+    assert not runtime.is_enabled()
