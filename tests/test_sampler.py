@@ -61,7 +61,7 @@ def test_new_data_of_the_same_shape_reuses_the_executables(cache_dir):
         compiled = COUNTS["compiled"]
         with model:
             pm.set_data({"yobs": X @ np.array([-3.0, 0.0, 2.0]) + 0.1 * np.random.default_rng(1).normal(size=50)})
-        second = _sample(model)
+        second = _sample(model, progressbar=True)  # the host's progress bar between chunks
     assert COUNTS["compiled"] == compiled  # nothing compiled for the new values
     np.testing.assert_allclose(first.posterior["beta"].mean(("chain", "draw")), [1.0, -2.0, 0.5], atol=0.4)
     np.testing.assert_allclose(second.posterior["beta"].mean(("chain", "draw")), [-3.0, 0.0, 2.0], atol=0.1)
