@@ -28,11 +28,12 @@ ROOMS = (
     ("pymc_aot.aot.predictive",),  # the posterior predictive's forward graph and per-draw keys
     ("pymc_aot.aot.build",),  # request -> graph -> compiled, stored entry
     ("pymc_aot.aot.choice",),  # resolve, auto and its fits, compare
+    ("pymc_aot.aot.sampler",),  # the NUTS sampler as stored programs (init, chunk)
     ("pymc_aot.aot",),  # aot/__init__.py: the lazy facade over its rooms
     ("pymc_aot.runtime.streams",),  # batches of draws through a transform, the Zarr sink
     ("pymc_aot.runtime.transforms",),  # the in-process transform cache, postprocess()
     ("pymc_aot.runtime.predictive",),  # posterior_predictive() and its pm.sample_posterior_predictive seam
-    ("pymc_aot.runtime.pymc",),  # PyMC's seams: enable()
+    ("pymc_aot.runtime.pymc", "pymc_aot.runtime.sampler"),  # PyMC's seams: enable(), the compiled sampler it runs
     ("pymc_aot.runtime.cli",),  # the pymc-aot command
     ("pymc_aot.runtime",),  # runtime/__init__.py: the lazy facade
     ("pymc_aot", "pymc_aot.__main__"),  # the top facade and ``python -m pymc_aot`` (named exactly)

@@ -54,6 +54,22 @@ STRATEGY_HELP = (
     help="Also compile the posterior predictive (pm.sample_posterior_predictive after pm.sample; "
     "--var-names then names what it draws).",
 )
+@click.option(
+    "--sampler",
+    type=click.Choice(["numpyro", "blackjax"]),
+    default=None,
+    help="Also compile the NUTS sampler itself, as pm.sample(nuts_sampler=...) runs it inside "
+    "enable(sampler=True): warmup and sampling in chunks (--tune, --target-accept, --chunk-size).",
+)
+@click.option("--tune", type=click.IntRange(min=0), default=1000, show_default=True, help="Warmup steps (--sampler).")
+@click.option("--target-accept", type=float, default=0.8, show_default=True, help="NUTS target acceptance (--sampler).")
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Steps per sampler call (--sampler).",
+)
 @pass_state
 def precompile(
     state: CliState,
@@ -63,6 +79,7 @@ def precompile(
     log_likelihood: bool,
     inputs: str,
     predictive: bool,
+    sampler: str | None,
     **request: Any,
 ) -> None:
     """Compile and store the postprocessing of MODEL before sampling, and say what it will cost.
@@ -77,9 +94,11 @@ def precompile(
     Example:
       pymc-aot precompile examples/regression.py:model --draws 2000 --log-likelihood
       pymc-aot precompile examples/regression.py:model --from constrained --log-likelihood
+      pymc-aot precompile examples/regression.py:model --sampler numpyro --tune 1000 --draws 1000
     """
     _check_strategy(request["strategy"], request["batch_size"])
     store = CacheStore(cache_dir)
+    settings = {k: request.pop(k) for k in ("tune", "target_accept", "chunk_size")} | {"model_ref": model_ref}
     first = "deterministics" if inputs == "constrained" else "posterior"
     kinds = [first, "log-likelihood"] if log_likelihood else [first]
     kinds += ["predictive"] if predictive else []
@@ -92,32 +111,36 @@ def precompile(
         from ... import aot
 
         setup.done(f"loaded {ref_label(model_ref)}")
-        entries = []
-        for task in tasks:
-            if task.name == "predictive":
-                entries.append(_predictive(model, store, model_ref, task, request))
-                continue
-            options = _step_options(model, inputs, task.name, request)
-            if options is None:
-                task.done("nothing to compile")
-                continue
-            with as_user_error():
-                entry = aot.precompile(
-                    model,
-                    **options,
-                    inputs=inputs,
-                    log_likelihood=task.name == "log-likelihood",
-                    cache=store,
-                    model_name=ref_label(model_ref),
-                    progress=task,
-                )
-            task.done(f"{_how(entry)}: {entry.strategy}")
-            entries.append(entry)
+        entries = [e for task in tasks if (e := _step(aot, model, store, model_ref, task, inputs, request))]
+        if sampler is not None:
+            entries += _sampler_entries(display, model, store, sampler, request, settings)
     _report(state, store, entries, request, as_json)
     unstored = [e for e in entries if not e.cached and not e.stored]
     if unstored:
         why = "it is read-only" if store.read_only else "it cannot be written; see the warning above"
         raise UserError(f"nothing stored for {len(unstored)} of {len(entries)} transforms in {store.directory}: {why}")
+
+
+def _step(aot: Any, model: Any, store: CacheStore, model_ref: str, task: Any, inputs: str, request: dict) -> Any:
+    """One transform's entry (None where there is nothing to compile)."""
+    if task.name == "predictive":
+        return _predictive(model, store, model_ref, task, request)
+    options = _step_options(model, inputs, task.name, request)
+    if options is None:
+        task.done("nothing to compile")
+        return None
+    with as_user_error():
+        entry = aot.precompile(
+            model,
+            **options,
+            inputs=inputs,
+            log_likelihood=task.name == "log-likelihood",
+            cache=store,
+            model_name=ref_label(model_ref),
+            progress=task,
+        )
+    task.done(f"{_how(entry)}: {entry.strategy}")
+    return entry
 
 
 def _check_strategy(strategy: str, batch_size: int | None) -> None:
@@ -144,6 +167,33 @@ def _predictive(model: Any, store: CacheStore, model_ref: str, task: Any, reques
         )
     task.done(f"{_how(entry)}: {entry.strategy}")
     return entry
+
+
+def _sampler_entries(
+    display: Any,
+    model: Any,
+    store: CacheStore,
+    sampler: str,
+    request: dict[str, Any],
+    settings: dict[str, Any],
+) -> list[Any]:
+    """Compile (or find) the sampler's programs; entries shaped for the table and --json."""
+    from ...aot.build.entries import TransformEntry
+    from ...aot.sampler.precompile import precompile_sampler
+
+    task, model_name = display.task("sampler", unit=""), ref_label(settings.pop("model_ref"))
+    task(f"{sampler}: compiling (logp, init, chunk)")
+    with as_user_error():
+        programs = precompile_sampler(
+            model, sampler, chains=request["chains"], cache=store, model_name=model_name, **settings
+        )
+    task.done(
+        f"{sampler}: " + ", ".join(f"{p} {'already cached' if v.cached else 'stored'}" for p, v in programs.items())
+    )
+    return [
+        TransformEntry(key=v.key, metadata=v.metadata, cached=v.cached, stored=True, location=str(store.directory))
+        for v in programs.values()
+    ]
 
 
 def _how(entry: Any) -> str:

@@ -23,6 +23,12 @@ class Options:
     out: str | None = None
     devices: Any = None
     """For ``sharded(B)`` (and ``auto``): a device count or a list (``aot.strategies.sharding.DeviceRequest``)."""
+    sampler: bool = False
+    """Run ``pm.sample``'s JAX NUTS itself from the store (``runtime/sampler``)."""
+    checkpoint: str | None = None
+    """With ``sampler``: the directory a run's state and draws are written to after each chunk."""
+    chunk_size: int = 100
+    """With ``sampler``: steps per call of the compiled sampler (progress and checkpoints happen between calls)."""
 
     def request_options(self, **changes: Any) -> RequestOptions:
         """The request options these stand for (strategy, batch size, budget, devices, ``out``), with ``changes``."""

@@ -66,6 +66,9 @@ def _checked_options(
     jax_cache: bool,
     out: str | os.PathLike[str] | None,
     devices: DeviceRequest = None,
+    sampler: bool = False,
+    checkpoint: str | os.PathLike[str] | None = None,
+    chunk_size: int = 100,
 ) -> Options:
     """``enable``'s arguments, validated now rather than in the middle of sampling."""
     from ...aot.build.request import check_devices_apply, resolve_device, unsized
@@ -84,7 +87,13 @@ def _checked_options(
         from ..streams.zarr_store import check_target
 
         out = str(check_target(out))
-    return Options(cache_dir, strategy, batch_size, memory_budget, jax_cache, out, devices)
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ValueError(f"chunk_size: expected a positive integer, got {chunk_size!r}")
+    sampler = sampler or checkpoint is not None
+    checkpoint = None if checkpoint is None else os.fspath(checkpoint)
+    return Options(
+        cache_dir, strategy, batch_size, memory_budget, jax_cache, out, devices, sampler, checkpoint, chunk_size
+    )
 
 
 def _patch_pymc() -> bool:
@@ -118,6 +127,9 @@ def enable(
     jax_cache: bool = False,
     out: str | os.PathLike[str] | None = None,
     devices: DeviceRequest = None,
+    sampler: bool = False,
+    checkpoint: str | os.PathLike[str] | None = None,
+    chunk_size: int = 100,
 ) -> bool:
     """Hook pymc-aot into PyMC's JAX samplers; returns False if PyMC's seams are missing.
 
@@ -136,11 +148,16 @@ def enable(
     win: chains that ``chain_method="parallel"`` left one per device are split over those
     devices, not moved to the ones asked for; ``devices`` applies when they live on one device
     (a streamed batch is always split over the devices asked for).
+    ``sampler=True`` runs the NUTS sampler itself from the store (``runtime/sampler``): compiled
+    once per model, shapes and settings, in chunks of ``chunk_size`` steps with a progress bar;
+    ``checkpoint`` (a directory, implies ``sampler``) makes the run resumable after a crash.
     Enabling twice only updates the options.
     """
     from ...cache import CacheStore
 
-    options = _checked_options(cache_dir, strategy, batch_size, memory_budget, jax_cache, out, devices)
+    options = _checked_options(
+        cache_dir, strategy, batch_size, memory_budget, jax_cache, out, devices, sampler, checkpoint, chunk_size
+    )
     # checked like the cache root, before anything is patched; None in a read-only shared cache
     jax_dir = CacheStore(cache_dir).private_subdirectory("jax-compilation-cache") if jax_cache else None
     if not _patch_pymc():
@@ -149,6 +166,12 @@ def enable(
     if jax_dir is not None:
         _point_jax_cache(jax_dir)
     STATE.options = options
+    from ..sampler import seams
+
+    if options.sampler:
+        seams.install()
+    else:
+        seams.uninstall()
     pymc_compute_hooks.enable(options)  # pm.compute_log_likelihood / compute_deterministics
     predictive_hook.enable(options)  # pm.sample_posterior_predictive
     return True
@@ -162,6 +185,9 @@ def disable() -> None:
 
     pymc_compute_hooks.disable()
     predictive_hook.disable()
+    from ..sampler import seams
+
+    seams.uninstall()
     for name, original in STATE.originals.items():
         setattr(pymc_jax, name, original)
     STATE.originals = {}

@@ -1,0 +1,112 @@
+"""Build, lower and compile the sampler programs ahead of time; serialize and describe them.
+
+Importing this imports PyTensor's JAX dispatch (via ``aot.graph``): only a build needs it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+import numpy as np
+from jax.experimental.serialize_executable import serialize
+
+from ...cache.entry import EntryMetadata
+from ...cache.xla_stats import CompileTimings
+from ..build.compiler import _cost_stats, _memory_stats
+from ..build.graph import jaxify
+from ..identity.fingerprint import ModelFingerprint
+from .key import SamplerKey
+from .programs import SamplerPrograms, sampler_programs
+
+
+@dataclass(frozen=True)
+class CompiledProgram:
+    """A just compiled sampler program: the live executable, its bytes and its metadata."""
+
+    metadata: EntryMetadata
+    payload: bytes = field(repr=False)
+    executable: Any = field(repr=False)
+
+
+@dataclass
+class SamplerBuild:
+    """The model's logp, jaxified once (data as arguments), and the programs built from it."""
+
+    model: Any
+    fingerprint: ModelFingerprint
+    seconds: float = 0.0
+    _logp: tuple[Callable[..., Any], tuple[int, ...]] | None = None
+
+    def logp(self) -> tuple[Callable[..., Any], tuple[int, ...]]:
+        """``(logp(*values, *data) -> scalar, data_indices)``."""
+        if self._logp is None:
+            t0 = time.perf_counter()
+            graph = jaxify(list(self.model.value_vars), [self.model.logp()], self.fingerprint, ("logp",))
+            self._logp = (lambda *args: graph.fn(*args)[0], graph.data_indices)
+            self.seconds += time.perf_counter() - t0
+        return self._logp
+
+
+def _structs(signature: Sequence[tuple[Any, tuple[int, ...], str]], lead: tuple[int, ...] = ()) -> list[Any]:
+    return [jax.ShapeDtypeStruct((*lead, *shape), np.dtype(dtype)) for _, shape, dtype in signature]
+
+
+def _arguments(key: SamplerKey, programs: SamplerPrograms | None, data_structs: list[Any]) -> list[Any]:
+    chains = key.settings.chains
+    if key.program == "logp":
+        return [*_structs(key.values), *data_structs]
+    if key.program == "init":
+        return [*_structs(key.values, (chains,)), jax.ShapeDtypeStruct((chains, 2), np.uint32), *data_structs]
+    assert programs is not None
+    init_args = _arguments(key.for_program("init"), programs, data_structs)
+    state = jax.eval_shape(programs.init, *init_args)
+    return [*state, jax.ShapeDtypeStruct((), np.int32), *data_structs]
+
+
+def _output_names(key: SamplerKey, n_state: int, stat_names: tuple[str, ...]) -> tuple[str, ...]:
+    if key.program == "logp":
+        return ("logp",)
+    state = tuple(f"state.{i}" for i in range(n_state))
+    if key.program == "init":
+        return state
+    return (*state, *(name for name, _, _ in key.values), *stat_names)
+
+
+def compile_program(build: SamplerBuild, key: SamplerKey, model_name: str = "") -> CompiledProgram:
+    """Lower and compile ``key``'s program for its shapes; no draws needed."""
+    logp, data_indices = build.logp()
+    t0 = time.perf_counter()
+    data_structs = _structs([key.data[i] for i in data_indices])
+    programs = None
+    if key.program != "logp":
+        programs = sampler_programs(logp, key.settings, _structs(key.values), data_structs)
+    fn = logp if programs is None else (programs.init if key.program == "init" else programs.chunk)
+    args = _arguments(key, programs, data_structs)
+    lowered = jax.jit(fn).lower(*args)
+    t1 = time.perf_counter()
+    compiled = lowered.compile()
+    t2 = time.perf_counter()
+    payload, _, _ = serialize(compiled)
+    outs = jax.tree_util.tree_leaves(lowered.out_info)
+    shapes = tuple((tuple(int(s) for s in o.shape), str(o.dtype)) for o in outs)
+    n_state = programs.n_state if programs is not None else 0
+    metadata = EntryMetadata(
+        key=key.parts(),
+        digest=key.digest,
+        model_name=model_name,
+        output_names=_output_names(key, n_state, programs.stat_names if programs else ()),
+        output_shapes=shapes,
+        output_bytes=tuple(int(np.prod(s)) * np.dtype(d).itemsize for s, d in shapes),
+        data_indices=data_indices,
+        n_args=len(args),
+        memory=_memory_stats(compiled),
+        cost=_cost_stats(compiled),
+        timings=CompileTimings(build=build.seconds, lower=t1 - t0, compile=t2 - t1, serialize=time.perf_counter() - t2),
+        created=time.time(),
+        requested=True,
+    )
+    return CompiledProgram(metadata, payload, compiled)

@@ -1,0 +1,80 @@
+"""A sampler's programs: read from the store and loaded, or compiled (once) and stored.
+
+A hit imports neither PyTensor's JAX dispatch nor the sampler library: :mod:`.build` is
+imported only when something is missing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...cache import CacheStore
+from ...cache.entry import EntryMetadata
+from ..build.loader import load_executable
+from ..identity.fingerprint import ModelFingerprint
+from .key import PROGRAMS, SamplerKey
+
+log = logging.getLogger("pymc_aot")
+
+
+@dataclass(frozen=True)
+class LoadedProgram:
+    """One program ready to run: its executable, metadata, and whether it came from the store."""
+
+    key: SamplerKey = field(repr=False)
+    metadata: EntryMetadata = field(repr=False)
+    executable: Any = field(repr=False)
+    cached: bool
+
+    def __call__(self, *args: Any) -> Any:
+        return self.executable(*args)
+
+
+def _load(store: CacheStore, key: SamplerKey, device: Any) -> LoadedProgram | None:
+    found = store.get(key.digest)
+    if found is None:
+        return None
+    payload, doc = found
+    try:
+        meta = EntryMetadata.from_json(doc)
+        if meta.key != key.parts():
+            raise ValueError("its stored key differs from the one asked for")
+        exe = load_executable(payload, meta.n_args, len(meta.output_names), device)
+    except Exception as exc:  # noqa: BLE001 - an entry that does not load is rebuilt, never trusted
+        log.warning("pymc-aot: sampler entry %s not usable (%s); rebuilding", key.digest[:12], exc)
+        store.delete(key.digest)
+        return None
+    store.record_hit_later(key.digest)
+    return LoadedProgram(key, meta, exe, cached=True)
+
+
+def fetch_or_compile(
+    model: Any,
+    fingerprint: ModelFingerprint,
+    keys: Iterable[SamplerKey],
+    store: CacheStore,
+    device: Any,
+    model_name: str = "",
+) -> dict[str, LoadedProgram]:
+    """Every program of ``keys``, by program name; the missing ones compiled from one logp build."""
+    found: dict[str, LoadedProgram] = {}
+    missing: list[SamplerKey] = []
+    for key in keys:
+        assert key.program in PROGRAMS
+        loaded = _load(store, key, device)
+        if loaded is None:
+            missing.append(key)
+        else:
+            found[key.program] = loaded
+    if missing:
+        from .build import SamplerBuild, compile_program
+
+        build = SamplerBuild(model, fingerprint)
+        for key in missing:
+            compiled = compile_program(build, key, model_name or fingerprint.model_name)
+            store.put(key.digest, compiled.payload, compiled.metadata.to_json())
+            found[key.program] = LoadedProgram(key, compiled.metadata, compiled.executable, cached=False)
+    return found

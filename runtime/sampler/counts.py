@@ -1,0 +1,8 @@
+"""What the compiled sampler did in this process (tests and benchmarks read these)."""
+
+from __future__ import annotations
+
+COUNTS = {"compiled": 0, "loaded": 0, "memo": 0, "resumed_steps": 0}
+"""Programs compiled, read from the store, found in this process; steps a checkpoint saved."""
+READY: list[float] = []
+"""``time.perf_counter()`` when each run's programs were ready."""

@@ -1,0 +1,108 @@
+"""``pm.sample(nuts_sampler="numpyro"|"blackjax")`` on the compiled sampler.
+
+PyMC's ``sample_jax_nuts`` stays in charge (initial points, postprocessing, the
+InferenceData, convergence checks); three of its module-level helpers are replaced:
+
+* ``get_jaxified_logp`` returns a :class:`LazyLogp`: the stored ``logp`` program for PyMC's
+  initial-point checks, PyMC's own jaxified logp only if something traces it;
+* ``_sample_numpyro_nuts`` / ``_sample_blackjax_nuts`` run the stored sampler in chunks and
+  return what PyMC's would (raw draws, sample stats named as PyMC names them, the library).
+
+What the compiled sampler does not serve (unknown ``nuts_kwargs``, a model the fingerprint
+cannot describe) runs PyMC's own function, with one warning.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from ..pymc.hook_state import STATE
+
+REPLACED = ("get_jaxified_logp", "_sample_numpyro_nuts", "_sample_blackjax_nuts")
+_ORIGINALS: dict[str, Any] = {}
+
+
+class LazyLogp:
+    """Stands in for ``get_jaxified_logp(model, negative_logp)``'s function."""
+
+    def __init__(self, model: Any, negative_logp: bool) -> None:
+        self.model, self.negative_logp = model, negative_logp
+        self._jax_fn: Any = None
+
+    def original(self) -> Any:
+        if self._jax_fn is None:
+            self._jax_fn = _ORIGINALS["get_jaxified_logp"](self.model, negative_logp=self.negative_logp)
+        return self._jax_fn
+
+    def __call__(self, x: Any) -> Any:
+        import jax
+
+        if any(isinstance(v, jax.core.Tracer) for v in jax.tree_util.tree_leaves(x)):
+            return self.original()
+        from .session import logp_at
+
+        try:
+            value = logp_at(self.model, list(x))
+        except Exception:  # noqa: BLE001 - the check of a start point falls back to PyMC's function
+            return self.original()(x)
+        return -value if self.negative_logp else value
+
+
+def _get_jaxified_logp(model: Any, negative_logp: bool = True) -> Any:
+    return LazyLogp(model, negative_logp)
+
+
+def _warn(sampler: str, why: str) -> None:
+    warnings.warn(
+        f"pymc-aot: the compiled {sampler} sampler does not serve this call ({why}); using PyMC's own sampler",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+
+
+def _sampler(name: str) -> Any:
+    original_name = f"_sample_{name}_nuts"
+
+    def sample(**kwargs: Any) -> Any:
+        from ...aot.sampler import UnsupportedSettings
+        from .session import run_compiled
+
+        try:
+            return run_compiled(name, **kwargs)
+        except UnsupportedSettings as exc:
+            _warn(name, str(exc))
+        logp = kwargs.get("logp_fn")
+        if isinstance(logp, LazyLogp):
+            kwargs["logp_fn"] = logp.original()
+        return _ORIGINALS[original_name](**kwargs)
+
+    sample.__name__ = original_name
+    return sample
+
+
+def install() -> None:
+    """Replace the helpers (once)."""
+    import pymc.sampling.jax as pymc_jax
+
+    if _ORIGINALS:
+        return
+    _ORIGINALS.update({name: getattr(pymc_jax, name) for name in REPLACED})
+    pymc_jax.get_jaxified_logp = _get_jaxified_logp
+    pymc_jax._sample_numpyro_nuts = _sampler("numpyro")
+    pymc_jax._sample_blackjax_nuts = _sampler("blackjax")
+
+
+def uninstall() -> None:
+    """Put PyMC's helpers back; harmless if not installed."""
+    if not _ORIGINALS:
+        return
+    import pymc.sampling.jax as pymc_jax
+
+    for name, original in _ORIGINALS.items():
+        setattr(pymc_jax, name, original)
+    _ORIGINALS.clear()
+
+
+def present(module: Any) -> bool:
+    return all(callable(getattr(module, name, None)) for name in REPLACED) and STATE is not None

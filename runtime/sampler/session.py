@@ -1,0 +1,141 @@
+"""One compiled-sampler run inside ``pm.sample``: keys, programs (memo, store, compile), the loop."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from ...aot.sampler import SamplerSettings, UnsupportedSettings, sampler_key
+from ...aot.sampler.resolve import LoadedProgram, fetch_or_compile
+from ..pymc.hook_state import STATE
+from .counts import COUNTS, READY
+
+_MEMO: dict[str, LoadedProgram] = {}
+_LOCK = threading.Lock()
+
+
+def _fingerprint(model: Any) -> Any:
+    from ...aot.build.request import match_floatx
+    from ...aot.identity.fingerprint import fingerprint_model
+
+    match_floatx()
+    fp = fingerprint_model(model)
+    if not fp.exact:
+        raise UnsupportedSettings("the model holds code pymc-aot cannot describe: " + "; ".join(fp.reasons)[:200])
+    return fp
+
+
+def programs_for(model: Any, settings: SamplerSettings, point: Any, names: tuple[str, ...]) -> dict[str, LoadedProgram]:
+    """The programs ``names`` for ``model``: from this process, the store, or compiled now."""
+    import jax
+
+    from ..transforms.engine import get_store
+
+    fp = _fingerprint(model)
+    device = jax.devices()[0]
+    keys = [sampler_key(fp, settings, point, device, name) for name in names]
+    with _LOCK:
+        found = {k.program: _MEMO[k.digest] for k in keys if k.digest in _MEMO}
+        COUNTS["memo"] += len(found)
+        missing = [k for k in keys if k.program not in found]
+        if missing:
+            loaded = fetch_or_compile(model, fp, missing, get_store(STATE.current().cache_dir), device)
+            for program in loaded.values():
+                _MEMO[program.key.digest] = program
+                COUNTS["loaded" if program.cached else "compiled"] += 1
+            found.update(loaded)
+    return found
+
+
+def _point(model: Any, values: list[Any], batched: bool) -> tuple[tuple[str, tuple[int, ...], str], ...]:
+    names = [model.rvs_to_values[rv].name for rv in model.free_RVs]
+    dtypes = [str(model.rvs_to_values[rv].dtype) for rv in model.free_RVs]
+    shapes = [tuple(np.shape(v))[1 if batched else 0 :] for v in values]
+    return tuple(zip(names, shapes, dtypes, strict=True))
+
+
+def _data(model: Any, program: LoadedProgram) -> list[Any]:
+    from ...aot.identity.fingerprint import fingerprint_model
+
+    data = fingerprint_model(model).data
+    return [data[i].get_value(borrow=True) for i in program.metadata.data_indices]
+
+
+def logp_at(model: Any, values: list[Any]) -> float:
+    """The model's log density at one point, by the stored ``logp`` program."""
+    settings = SamplerSettings("numpyro", 1, 0, 0.8)  # the logp key leaves the settings out
+    program = programs_for(model, settings, _point(model, values, False), ("logp",))["logp"]
+    dtypes = [np.dtype(d) for _, _, d in program.key.values]
+    args = [np.asarray(v, dtype=d) for v, d in zip(values, dtypes, strict=True)]
+    return float(program(*args, *_data(model, program))[0])
+
+
+def _keys(sampler: str, random_seed: int, chains: int) -> Any:
+    import jax
+
+    seed = jax.random.PRNGKey(random_seed)
+    if sampler == "numpyro" and chains == 1:
+        return np.asarray(seed)[None]  # PyMC hands numpyro one key for one chain
+    return np.asarray(jax.random.split(seed, chains))
+
+
+def run_compiled(
+    sampler: str,
+    *,
+    model: Any,
+    target_accept: float,
+    tune: int,
+    draws: int,
+    chains: int,
+    chain_method: str,
+    progressbar: bool,
+    random_seed: int,
+    initial_points: Any,
+    nuts_kwargs: dict[str, Any] | None = None,
+    **_: Any,
+) -> tuple[list[Any], dict[str, Any], Any]:
+    """What PyMC's ``_sample_<sampler>_nuts`` returns: raw draws, sample stats, the library."""
+    import importlib
+
+    import jax
+
+    from .run import SamplerRun, run_chunks
+
+    options = STATE.current()
+    settings = SamplerSettings.make(
+        sampler,
+        nuts_kwargs,
+        chains=chains,
+        tune=tune,
+        target_accept=target_accept,
+        chain_method=chain_method,
+        chunk=options.chunk_size,
+    )
+    positions = list(initial_points)
+    if chains == 1:  # PyMC hands one chain's initial point over without the chain axis
+        positions = [np.asarray(p)[None] for p in positions]
+    point = _point(model, positions, True)
+    programs = programs_for(model, settings, point, ("init", "chunk"))
+    READY.append(time.perf_counter())
+    dtypes = [np.dtype(d) for _, _, d in point]
+    run = SamplerRun(
+        tune=tune,
+        draws=draws,
+        chunk=settings.chunk,
+        positions=[np.asarray(p, dtype=d) for p, d in zip(positions, dtypes, strict=True)],
+        keys=_keys(sampler, int(random_seed), chains),
+        data=_data(model, programs["chunk"]),
+        progressbar=progressbar,
+        checkpoint=options.checkpoint,
+    )
+    out = run_chunks(programs["init"], programs["chunk"], run)
+    raw = [jax.device_put(out.pop(name)) for name, _, _ in point]
+    if sampler == "numpyro":
+        stats = {"n_steps": out.pop("n_steps"), "tree_depth": None, **out}
+        stats["tree_depth"] = np.log2(stats["n_steps"]).astype(int) + 1
+    else:
+        stats = out
+    return raw, stats, importlib.import_module(sampler)
