@@ -7,7 +7,8 @@ starts without importing jax or pymc.
 * :func:`compare` compiles every strategy and shows which fits (a table, HTML, a plot).
 * :func:`postprocess` / :func:`log_likelihood` run the cached transform on raw draws.
 * :func:`from_posterior` computes deterministics or the log-likelihood from ``idata.posterior``.
-* :func:`enable` / :func:`disable` / :func:`enabled` hook the cache into ``pm.sample``.
+* :func:`enable` / :func:`disable` / :func:`enabled` hook the cache into ``pm.sample``;
+  :class:`FallbackWarning` says when PyMC's own path ran instead.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ _EXPORTS = {
     "clear_memo": ".runtime.engine",
     "get_store": ".runtime.engine",
     "SampleError": ".runtime.validate",
+    "FallbackWarning": ".runtime.fallback",
     "enable": ".runtime.pymc_hooks",
     "enabled": ".runtime.pymc_hooks",
     "disable": ".runtime.pymc_hooks",
@@ -42,6 +44,7 @@ __all__ = [
     "CachePermissionError",
     "CacheStore",
     "Comparison",
+    "FallbackWarning",
     "IntegrityError",
     "MemoryBudgetError",
     "SampleError",
@@ -68,6 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
     from .aot.resolve import precompile
     from .cache import CachePermissionError, CacheStore, IntegrityError
     from .runtime.engine import clear_memo, from_posterior, get_store, log_likelihood, postprocess
+    from .runtime.fallback import FallbackWarning
     from .runtime.pymc_hooks import disable, enable, enabled, is_enabled
     from .runtime.validate import SampleError
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import pymc_compute_hooks
+from .fallback import warn_fallback
 from .hook_state import STATE, Options
 from .pymc_jax_seams import REPLACEMENTS, SEAMS, seams_present
 
@@ -88,11 +88,10 @@ def _patch_pymc() -> bool:
     if not seams_present(pymc_jax):
         if not STATE.warned:
             STATE.warned = True
-            warnings.warn(
+            warn_fallback(
                 "pymc-aot: this PyMC version does not have the postprocessing functions pymc-aot hooks "
                 "into; PyMC's behaviour is left unchanged",
-                RuntimeWarning,
-                stacklevel=3,
+                3,
             )
         return False
     STATE.originals = {name: getattr(pymc_jax, name) for name in SEAMS}

@@ -123,6 +123,16 @@ class TransformCache:
                 return True
         return store is not None and store.metadata(digest) is not None
 
+    def count(self, entry: TransformEntry) -> None:
+        """Count ``entry``'s compiles (an ``auto`` entry's candidates too), or one disk hit."""
+        with self._lock:
+            if entry.compiles:
+                self.counters.compiles += entry.compiles
+                self.counters.record("compile", entry.digest)
+            else:
+                self.counters.disk_hits += 1
+                self.counters.record("disk", entry.digest)
+
     def load(
         self, request: TransformRequest, store: CacheStore | None, phases: Phases | None = None
     ) -> LoadedTransform:
@@ -158,13 +168,7 @@ class TransformCache:
         phases.mark("deserialize")
         if entry.cached and store is not None:
             phases.later.append(lambda: store.record_hit_later(digest))  # a write: after the call, in the background
-        with self._lock:
-            if entry.compiles:
-                self.counters.compiles += entry.compiles
-                self.counters.record("compile", digest)
-            else:
-                self.counters.disk_hits += 1
-                self.counters.record("disk", digest)
+        self.count(entry)
         if progress.started is not None:
             log.info("pymc-aot: compiled in %.2f s", time.perf_counter() - progress.started)
         return LoadedTransform(executable, entry.metadata)
