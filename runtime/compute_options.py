@@ -41,6 +41,8 @@ def compile_kwargs_reason(compile_kwargs: Any, backend: Any) -> str | None:
     chooses PyTensor's backend. Raises :class:`PyMCsToAnswer` for a combination PyMC refuses."""
     if backend is not None and not isinstance(backend, str):
         raise PyMCsToAnswer
+    if backend is not None and not _predefined(backend):
+        return f"backend={backend!r} is not one of PyTensor's predefined modes"
     if not compile_kwargs:
         return None
     if not isinstance(compile_kwargs, dict):
