@@ -57,13 +57,13 @@ def load_or_compile(request: TransformRequest, store: CacheStore | None) -> Load
 
 
 def precompile_counted(model: Any, options: RequestOptions, **shape: Any) -> TransformEntry:
-    """``aot.resolve.precompile_with``, its compiles counted in :data:`COUNTERS` (a stored entry
-    is not counted as a disk hit: only its metadata was read, no executable loaded)."""
+    """``aot.resolve.precompile_with`` for ``pm.sample``'s preflight, its compiles counted in
+    :data:`COUNTERS` (a stored entry is not a disk hit: no executable was loaded)."""
     from ..aot.resolve import precompile_with
 
     entry = precompile_with(model, options, **shape)
     if entry.compiles:
-        DEFAULT.count(entry)
+        DEFAULT.count(entry, preflight=True)
     return entry
 
 

@@ -123,11 +123,12 @@ class TransformCache:
                 return True
         return store is not None and store.metadata(digest) is not None
 
-    def count(self, entry: TransformEntry) -> None:
+    def count(self, entry: TransformEntry, preflight: bool = False) -> None:
         """Count ``entry``'s compiles (an ``auto`` entry's candidates too), or one disk hit."""
         with self._lock:
             if entry.compiles:
                 self.counters.compiles += entry.compiles
+                self.counters.preflight_compiles += entry.compiles if preflight else 0
                 self.counters.record("compile", entry.digest)
             else:
                 self.counters.disk_hits += 1
