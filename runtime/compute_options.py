@@ -41,6 +41,8 @@ def compile_kwargs_reason(compile_kwargs: Any, backend: Any) -> str | None:
     chooses PyTensor's backend. Raises :class:`PyMCsToAnswer` for a combination PyMC refuses."""
     if backend is not None and not isinstance(backend, str):
         raise PyMCsToAnswer
+    if (compile_kwargs or backend is not None) and pymcs_compile_replaced():
+        return "pymc.model.core.compile is replaced; the compile options are for it"
     if backend is not None and not _predefined(backend):
         return f"backend={backend!r} is not one of PyTensor's predefined modes"
     if not compile_kwargs:
@@ -55,6 +57,16 @@ def compile_kwargs_reason(compile_kwargs: Any, backend: Any) -> str | None:
     if not _predefined(compile_kwargs["mode"]):
         return f"compile_kwargs mode={compile_kwargs['mode']!r} is not one of PyTensor's predefined modes"
     return None
+
+
+def pymcs_compile_replaced() -> bool:
+    """Whether ``pymc.model.core.compile`` (what ``Model.compile_fn`` compiles with) is not PyMC's
+    own function: whoever replaced it (a test's mock, a profiler) asked for PyMC's path."""
+    import pymc.model.core
+    import pymc.pytensorf
+
+    own = getattr(pymc.pytensorf, "compile", None)
+    return own is not None and getattr(pymc.model.core, "compile", own) is not own
 
 
 def warn_as(original: Any, message: str, category: type[Warning]) -> None:
