@@ -136,3 +136,11 @@ def pymc_suite(session: nox.Session) -> None:
             "python", "-m", "pytest", "-p", "pymc_suite_plugin", "-c", str(source / "pyproject.toml"),
             "--rootdir", str(source), "-q", *_suite_files(source), *session.posargs, env=env,
         )
+
+
+@nox.session(python="3.11", default=False)
+def clients(session: nox.Session) -> None:
+    """pm.sample under enable() on a pymc-marketing MMM and a bambi model, against stock PyMC
+    (tests/test_real_clients.py; pymc-marketing pins pymc < 6.4, so the PyMC 5.28 line)."""
+    session.install("--upgrade", "-e", ".[dev]", *MATRIX["3.11"], "pymc-marketing", "bambi")
+    session.run("python", "-m", "pytest", "-q", "-n", "0", "tests/test_real_clients.py", *session.posargs)
