@@ -39,3 +39,15 @@ def as_argument(var: Any) -> tuple[Any, Any]:
 
     argument = TensorType(var.type.dtype, shape=var.type.shape)()
     return argument, xtensor_from_tensor(argument, dims=var.type.dims)
+
+
+def as_constant(var: Any) -> Any:
+    """Data ``var``'s current value as a constant of its kind (tensor, or xtensor with its dims)."""
+    value = var.get_value(borrow=True)
+    if isinstance(var.type, TensorType):
+        from pytensor.tensor import constant
+
+        return constant(value, dtype=var.type.dtype)
+    from pytensor.xtensor.type import xtensor_constant
+
+    return xtensor_constant(value.astype(var.type.dtype, copy=False), dims=var.type.dims)

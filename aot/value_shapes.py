@@ -18,7 +18,7 @@ from pytensor.graph.replace import clone_replace
 from pytensor.graph.rewriting.utils import rewrite_graph
 from pytensor.graph.traversal import graph_inputs
 
-from .shared_data import is_data
+from .shared_data import as_constant, is_data
 
 
 def _shape_graph(model: Any, rv: Any) -> Any:
@@ -29,15 +29,16 @@ def _shape_graph(model: Any, rv: Any) -> Any:
     return pt.as_tensor_variable(value.shape)
 
 
-def _folded(shapes: list[Any]) -> list[tuple[int, ...]] | None:
-    """``shapes`` constant-folded with every data shared variable as its current value; None
-    if any does not fold to a constant."""
+def _folded(model: Any, rvs: list[Any]) -> list[tuple[int, ...]] | None:
+    """The value shapes of ``rvs`` constant-folded with every data shared variable as its
+    current value; None if any does not fold to a constant."""
     from pymc.pytensorf import constant_fold
 
-    shared = {v for v in graph_inputs(shapes) if is_data(v)}
-    constants = {v: pt.constant(v.get_value(borrow=True), dtype=v.type.dtype) for v in shared}
-    graphs = clone_replace(shapes, replace=constants) if constants else shapes
     try:
+        shapes = [_shape_graph(model, rv) for rv in rvs]
+        shared = {v for v in graph_inputs(shapes) if is_data(v)}
+        constants = {v: as_constant(v) for v in shared}
+        graphs = clone_replace(shapes, replace=constants) if constants else shapes
         graphs = rewrite_graph(graphs, include=("lower_xtensor",))  # pymc.dims: named dims to tensors
         folded = constant_fold(graphs, raise_not_constant=False)
     except Exception:  # noqa: BLE001 - a graph shape inference cannot handle: the initial point answers
@@ -56,7 +57,7 @@ def value_shapes(model: Any) -> list[tuple[int, ...]]:
     missing = [i for i, s in enumerate(shapes) if s is None]
     if not missing:
         return shapes  # type: ignore[return-value]
-    folded = _folded([_shape_graph(model, model.free_RVs[i]) for i in missing])
+    folded = _folded(model, [model.free_RVs[i] for i in missing])
     if folded is None:
         point = model.initial_point()
         return [tuple(np.shape(point[v.name])) for v in values]
