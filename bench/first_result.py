@@ -101,27 +101,29 @@ def measure_preflight(model: str, scale: float, chains: int, draws: int, repeats
     shapes, fresh processes taking turns, after one process fills the cache."""
     args = (model, str(scale), str(chains), str(draws))
     runs: dict[str, list[float]] = {p: [] for p in SHAPE_PATHS}
+    compiled = 0
     with tempfile.TemporaryDirectory() as tmp:
         run_child("_preflight_child.py", "inferred", *args, tmp, env=ENV)  # fills the cache
         for _ in range(repeats):
             for path in SHAPE_PATHS:
                 found = run_child("_preflight_child.py", path, *args, tmp, env=ENV)
-                if found["compiled"]:
-                    raise RuntimeError(f"the warm preflight of {model} compiled ({path})")
-                runs[path].append(float(found["seconds"]))
-    result = {f"{p}_s": median(rs) for p, rs in runs.items()}
+                compiled += bool(found["compiled"])  # not warm after all: shown, not timed
+                if not found["compiled"]:
+                    runs[path].append(float(found["seconds"]))
+    result = {f"{p}_s": median(rs) if rs else float("nan") for p, rs in runs.items()}
+    result["compiled_runs"] = compiled
     result["before_over_after"] = result["initial-point_s"] / result["inferred_s"]
     return result
 
 
 def render_preflight(results: dict[str, dict[str, float]]) -> str:
     lines = [
-        "| model | warm preflight, shapes from initial_point() | shapes inferred | before / after |",
-        "|---|---|---|---|",
+        "| model | warm preflight, shapes from initial_point() | shapes inferred | before / after | runs that compiled |",
+        "|---|---|---|---|---|",
     ]
     for m, r in results.items():
-        before, after = r["initial-point_s"], r["inferred_s"]
-        lines.append(f"| {m} | {before:.3f} s | {after:.3f} s | {r['before_over_after']:.1f}x |")
+        before, after, ratio = r["initial-point_s"], r["inferred_s"], r["before_over_after"]
+        lines.append(f"| {m} | {before:.3f} s | {after:.3f} s | {ratio:.1f}x | {r['compiled_runs']} |")
     return "\n".join(lines)
 
 
