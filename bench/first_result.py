@@ -118,7 +118,7 @@ def measure_preflight(model: str, scale: float, chains: int, draws: int, repeats
 
 def render_preflight(results: dict[str, dict[str, float]]) -> str:
     lines = [
-        "| model | warm preflight, shapes from initial_point() | shapes inferred | before / after | runs that compiled |",
+        "| model | warm preflight, shapes from initial_point() | shapes inferred | before / after | compiled runs |",
         "|---|---|---|---|---|",
     ]
     for m, r in results.items():
