@@ -83,3 +83,67 @@ def tests(session: nox.Session) -> None:
 def tests_jax_0_11(session: nox.Session) -> None:
     """The newest PyMC 6 with jax 0.11."""
     _install_and_test(session, JAX_0_11)
+
+
+# PyMC's own tests of the functions pymc-aot hooks, run with pymc_aot.enable() for the whole
+# session (tests/pymc_suite_plugin.py). PyMC's sdists carry no tests/sampling or tests/stats, so
+# the files come from PyMC's source archive of the installed version's tag, into a temporary
+# folder, never the repository; offline, point PYMC_SOURCE at a PyMC checkout or a tarball of it.
+PYMC_SUITE = ("tests/sampling/test_deterministic.py", "test_log_density.py")
+PYMC_ARCHIVE = "https://github.com/pymc-devs/pymc/archive/refs/tags/v{version}.tar.gz"
+
+
+def _pymc_source(session: nox.Session, version: str) -> Path:
+    """A folder holding PyMC ``version``'s pyproject.toml and tests/ (PYMC_SOURCE, or the tag's archive)."""
+    import tarfile
+    import urllib.request
+
+    given = os.environ.get("PYMC_SOURCE")
+    if given and Path(given).is_dir():
+        return Path(given)
+    root = Path(session.create_tmp()) / f"pymc-{version}"
+    if not (root / "tests").is_dir():
+        archive = Path(given) if given else root.with_suffix(".tar.gz")
+        if not given:
+            session.log(f"fetching {PYMC_ARCHIVE.format(version=version)}")
+            urllib.request.urlretrieve(PYMC_ARCHIVE.format(version=version), archive)
+        with tarfile.open(archive) as tar:
+            top = tar.getnames()[0].split("/")[0]
+            wanted = [m for m in tar.getmembers() if m.name.startswith((f"{top}/tests/", f"{top}/pyproject.toml"))]
+            tar.extractall(root.parent, members=wanted, filter="data")
+        (root.parent / top).rename(root)
+    return root
+
+
+def _suite_files(source: Path) -> list[str]:
+    found = [str(p) for name in PYMC_SUITE for p in sorted((source / "tests").rglob(Path(name).name))]
+    if not found:
+        raise RuntimeError(f"none of {PYMC_SUITE} under {source / 'tests'}")
+    return found
+
+
+@nox.session(python=["3.11", "3.12"], name="pymc-suite", default=False)
+def pymc_suite(session: nox.Session) -> None:
+    """PyMC's own test_deterministic.py and test_log_density.py with pymc-aot enabled, under PyMC's
+    configuration and warning filters; a cold pass, then a warm one on the same cache."""
+    pins = MATRIX[str(session.python)]
+    session.install("--upgrade", "-e", ".[dev]", *pins)
+    version = session.run("python", "-c", "import pymc; print(pymc.__version__)", silent=True).strip()
+    source = _pymc_source(session, version)
+    cache = Path(session.create_tmp()) / "pymc-aot-cache"
+    env = {"PYTHONPATH": os.pathsep.join([str(Path("tests").resolve()), str(source)]), "PYMC_AOT_CACHE_DIR": str(cache)}
+    session.chdir(source)  # PyMC's tests import their own `tests` package
+    for _ in ("cold", "warm"):
+        session.run(
+            "python", "-m", "pytest", "-p", "pymc_suite_plugin", "-c", str(source / "pyproject.toml"),
+            "--rootdir", str(source), "-q", *_suite_files(source), *session.posargs, env=env,
+        )
+
+
+@nox.session(python="3.11", default=False)
+def clients(session: nox.Session) -> None:
+    """pm.sample under enable() on a pymc-marketing MMM and a bambi model, against stock PyMC
+    (tests/test_real_clients.py; pymc-marketing pins pymc < 6.4, so the PyMC 5.28 line; bambi 0.17
+    brings arviz-plots 0.8, with which ArviZ 0.23's ``import arviz`` fails, so bambi < 0.17 there)."""
+    session.install("--upgrade", "-e", ".[dev]", *MATRIX["3.11"], "pymc-marketing", "bambi<0.17")
+    session.run("python", "-m", "pytest", "-q", "-n", "0", "tests/test_real_clients.py", *session.posargs)

@@ -1,6 +1,7 @@
 """Time to the first postprocessed array, as a user sees it: fresh processes, imports counted.
 
     python bench/first_result.py [--model wide_hierarchical [--scale 1]] [--repeats 5] [--zoo]
+    python bench/first_result.py --preflight [--quick]
 
 Each run is a fresh interpreter that has imported pymc and jax and built its model; the clock
 stops when the first postprocessed arrays exist. Default models: issue 13's two
@@ -10,6 +11,10 @@ adds every model of bench/models.py.
 stock    PyMC: get_jaxified_graph + _postprocess_samples (vmap, donated), JAX's cache empty
 jax-pcc  the same with JAX's persistent compilation cache warm (filled by an earlier process)
 aot      pymc_aot.postprocess on a cache filled by an earlier process (a hit), with its phases
+
+``--preflight``: the warm preflight of ``pm.sample`` under ``enable()`` (two precompiles on a
+filled cache) for bench/models.py's PREFLIGHT_MODELS (LKJ, AR with ``shape=T``, ``dims=``),
+the input shapes taken by ``model.initial_point()`` (before issue 28) and by shape inference.
 
 Children write bytecode (``PYTHONDONTWRITEBYTECODE`` cleared) as an installed package has it:
 the process that fills a cache compiles the sources once, the timed ones read .pyc files.
@@ -88,6 +93,56 @@ def render(results: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
+SHAPE_PATHS = ("initial-point", "inferred")
+
+
+def measure_preflight(model: str, scale: float, chains: int, draws: int, repeats: int) -> dict[str, float]:
+    """Medians of the warm preflight (``bench/_preflight_child.py``) per way of taking the input
+    shapes, fresh processes taking turns, after one process fills the cache."""
+    args = (model, str(scale), str(chains), str(draws))
+    runs: dict[str, list[float]] = {p: [] for p in SHAPE_PATHS}
+    compiled = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        run_child("_preflight_child.py", "inferred", *args, tmp, env=ENV)  # fills the cache
+        for _ in range(repeats):
+            for path in SHAPE_PATHS:
+                found = run_child("_preflight_child.py", path, *args, tmp, env=ENV)
+                compiled += bool(found["compiled"])  # not warm after all: shown, not timed
+                if not found["compiled"]:
+                    runs[path].append(float(found["seconds"]))
+    result = {f"{p}_s": median(rs) if rs else float("nan") for p, rs in runs.items()}
+    result["compiled_runs"] = compiled
+    result["before_over_after"] = result["initial-point_s"] / result["inferred_s"]
+    return result
+
+
+def render_preflight(results: dict[str, dict[str, float]]) -> str:
+    lines = [
+        "| model | warm preflight, shapes from initial_point() | shapes inferred | before / after | compiled runs |",
+        "|---|---|---|---|---|",
+    ]
+    for m, r in results.items():
+        before, after, ratio = r["initial-point_s"], r["inferred_s"], r["before_over_after"]
+        lines.append(f"| {m} | {before:.3f} s | {after:.3f} s | {ratio:.1f}x | {r['compiled_runs']} |")
+    return "\n".join(lines)
+
+
+def _main_preflight(opts: argparse.Namespace) -> dict[str, dict]:
+    from bench.models import PREFLIGHT_MODELS
+
+    scale = 0.2 if opts.quick else (opts.scale or 1.0)
+    repeats = 1 if opts.quick else opts.repeats
+    names = list(PREFLIGHT_MODELS)[:1] if opts.quick else list(PREFLIGHT_MODELS)
+    results = {m: measure_preflight(m, scale, opts.chains, opts.draws, repeats) for m in names}
+    if opts.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print(f"machine: {machine()}")
+        print(f"warm preflight (posterior + log-likelihood), scale {scale}, median of {repeats} fresh processes\n")
+        print(render_preflight(results))
+    return results
+
+
 def main(argv: list[str] | None = None) -> dict[str, dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", action="append", help="bench model (repeatable); default: the two of issue 13")
@@ -97,7 +152,11 @@ def main(argv: list[str] | None = None) -> dict[str, dict]:
     parser.add_argument("--draws", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--preflight", action="store_true", help="the warm preflight of models without static shapes")
+    parser.add_argument("--quick", action="store_true", help="with --preflight: one small model, one repeat")
     opts = parser.parse_args(argv)
+    if opts.preflight:
+        return _main_preflight(opts)
     names = list(opts.model or DEFAULT_MODELS) + (sorted(MODELS) if opts.zoo else [])
     chosen = {m: opts.scale if opts.scale is not None else DEFAULT_MODELS.get(m, 1.0) for m in dict.fromkeys(names)}
     results = {m: measure(m, s, opts.chains, opts.draws, opts.repeats) for m, s in chosen.items()}

@@ -95,3 +95,47 @@ MODELS: dict[str, Callable[[float], pm.Model]] = {
     "time_series": time_series,
     "eight_schools": eight_schools,
 }
+
+
+def lkj_dims(scale: float = 1.0) -> pm.Model:
+    """LKJ correlations (value shapes PyTensor does not know statically) over a ``dims=`` mean."""
+    n = max(3, _n(6, scale, 3))
+    rng = np.random.default_rng(6)
+    with pm.Model(coords={"d": range(n), "obs": range(_n(200, scale))}) as model:
+        pm.LKJCorr("corr", n=n, eta=2.0)
+        chol, _, _ = pm.LKJCholeskyCov("chol", n=n, eta=2.0, sd_dist=pm.Exponential.dist(1.0, shape=n))
+        mu = pm.Normal("mu", 0, 1, dims="d")
+        pm.MvNormal("y", mu, chol=chol, observed=rng.normal(size=(_n(200, scale), n)), dims=("obs", "d"))
+    return model
+
+
+def ar_steps(scale: float = 1.0) -> pm.Model:
+    """AR(2) with ``shape=T`` taken from the data (no static shape)."""
+    series = np.random.default_rng(7).normal(size=_n(500, scale, 5))
+    with pm.Model() as model:
+        data = pm.Data("series", series)
+        rho = pm.Normal("rho", 0, 0.3, shape=2)
+        ar = pm.AR("ar", rho=rho, sigma=1.0, init_dist=pm.Normal.dist(0, 1), shape=data.shape[0])
+        pm.Normal("obs", ar, 0.5, observed=data)
+    return model
+
+
+def dims_regression(scale: float = 1.0) -> pm.Model:
+    """A regression over mutable ``dims=`` coords (``pm.Data`` with dims): shapes known only from the data."""
+    rows, k = _n(1000, scale), _n(8, scale)
+    rng = np.random.default_rng(8)
+    with pm.Model(coords={"obs": range(rows), "k": range(k)}) as model:
+        x = pm.Data("x", rng.normal(size=(rows, k)), dims=("obs", "k"))
+        beta = pm.Normal("beta", 0, 1, dims="k")
+        sigma = pm.HalfNormal("sigma", 1)
+        mu = pm.Deterministic("mu", x @ beta, dims="obs")
+        pm.Normal("y", mu, sigma, observed=rng.normal(size=rows), dims="obs")
+    return model
+
+
+PREFLIGHT_MODELS: dict[str, Callable[[float], pm.Model]] = {
+    "lkj_dims": lkj_dims,
+    "ar_steps": ar_steps,
+    "dims_regression": dims_regression,
+}
+"""Models whose value variables have no static shape (issue 28): the warm preflight's case."""

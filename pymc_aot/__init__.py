@@ -8,7 +8,8 @@ starts without importing jax or pymc.
 * :func:`postprocess` / :func:`log_likelihood` run the cached transform on raw draws.
 * :func:`posterior_predictive` draws the posterior predictive (``pm.sample_posterior_predictive``).
 * :func:`from_posterior` computes deterministics or the log-likelihood from ``idata.posterior``.
-* :func:`enable` / :func:`disable` / :func:`enabled` hook the cache into ``pm.sample``.
+* :func:`enable` / :func:`disable` / :func:`enabled` hook the cache into ``pm.sample``;
+  :class:`FallbackWarning` says when PyMC's own path ran instead.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ _EXPORTS = {
     "clear_memo": ".runtime.transforms.engine",
     "get_store": ".runtime.transforms.engine",
     "SampleError": ".runtime.transforms.validate",
+    "FallbackWarning": ".runtime.transforms.fallback",
     "enable": ".runtime.pymc.pymc_hooks",
     "enabled": ".runtime.pymc.pymc_hooks",
     "disable": ".runtime.pymc.pymc_hooks",
@@ -47,6 +49,7 @@ __all__ = [
     "CachePermissionError",
     "CacheStore",
     "Comparison",
+    "FallbackWarning",
     "IntegrityError",
     "MemoryBudgetError",
     "SampleError",
@@ -77,6 +80,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
     from .runtime.predictive import posterior_predictive
     from .runtime.pymc.pymc_hooks import disable, enable, enabled, is_enabled
     from .runtime.transforms.engine import clear_memo, from_posterior, get_store, log_likelihood, postprocess
+    from .runtime.transforms.fallback import FallbackWarning
     from .runtime.transforms.validate import SampleError
 
 

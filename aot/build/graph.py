@@ -16,6 +16,7 @@ from pytensor.link.jax.dispatch import jax_funcify
 from pytensor.tensor.random.type import RandomType
 
 from ..identity.fingerprint import ModelFingerprint
+from ..identity.shared_data import as_argument
 from ..identity.spec import CONSTRAINED_KINDS, OutputSpec
 
 
@@ -94,10 +95,11 @@ def jaxify(
         )
     data_indices = tuple(sorted(positions[id(v)] for v in shared))
     data_vars = [fingerprint.data[i] for i in data_indices]
-    replacements = {v: v.type() for v in data_vars}
-    outputs = clone_replace(outputs, replace=replacements)
+    arguments = [as_argument(v) for v in data_vars]
+    stand_ins = {v: stand_in for v, (_, stand_in) in zip(data_vars, arguments, strict=True)}
+    outputs = clone_replace(outputs, replace=stand_ins)
     fgraph = FunctionGraph(
-        inputs=[*value_vars, *(replacements[v] for v in data_vars)],
+        inputs=[*value_vars, *(argument for argument, _ in arguments)],
         outputs=outputs,
         clone=True,
     )

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax
-import numpy as np
 import pytensor
 
 from ...cache.entry import SIZED_STRATEGIES
@@ -185,13 +184,9 @@ def value_signature(model: Any, fingerprint: ModelFingerprint, chains: int, draw
     """Shapes and dtypes of ``(chains, draws, *shape)`` inputs, from the model alone."""
     if chains < 1 or draws < 0:
         raise ValueError(f"need chains >= 1 and draws >= 0, got chains={chains}, draws={draws}")
-    values = [model.rvs_to_values[rv] for rv in model.free_RVs]
-    shapes: list[tuple[int, ...]]
-    if all(None not in v.type.shape for v in values):
-        shapes = [tuple(int(s) for s in v.type.shape) for v in values]
-    else:
-        point = model.initial_point()
-        shapes = [tuple(np.shape(point[v.name])) for v in values]
+    from .value_shapes import value_shapes
+
+    shapes = value_shapes(model)
     return tuple(
         (name, (int(chains), int(draws), *shape), dtype)
         for name, shape, dtype in zip(fingerprint.value_names, shapes, fingerprint.value_dtypes, strict=True)

@@ -22,13 +22,13 @@ import numpy as np
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.op import HasInnerGraph
-from pytensor.tensor.variable import TensorVariable
 
 from ..compat import is_inner_graph
 from .describe import Describer, short_hash
 from .describer import DescribeState
 from .instances import has_inner_graph
 from .rewrites import user_rewrites
+from .shared_data import is_data
 from .trust import is_a, is_versioned_class
 
 
@@ -92,7 +92,7 @@ class GraphHasher(Describer):
         if is_a(v, Constant):
             return ("const", self.short(v.type), self.describe(v.data))
         if is_a(v, SharedVariable):
-            if is_a(v, TensorVariable):
+            if is_data(v):  # pm.Data, pymc.dims' xtensor data
                 position = len(self.shared)
                 self.shared.append(v)
                 return ("data", position, self.short(v.type), v.name)
@@ -165,7 +165,7 @@ def _props_memo_key(obj: Any) -> Any:
 class ModelFingerprint:
     """The model's hash plus the facts a cache hit needs without the graph.
 
-    ``data`` lists the model's tensor shared variables (``pm.Data``) in walk order, which is
+    ``data`` lists the model's data shared variables (``pm.Data``, xtensor data too) in walk order, which is
     how executables refer to their data arguments. ``exact`` is False when something in the
     model could not be described deterministically (``reasons`` says what, for people);
     ``key_kind`` says what ``model_hash`` hashes: the graph ("structural") or, for inexact

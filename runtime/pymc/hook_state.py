@@ -64,6 +64,8 @@ class ActiveSampling:
     vectorize: str | None
     budget: int | None
     written: dict[str, Path] = field(default_factory=dict)  # with out=: groups written to the store
+    stock: bool = False
+    """The preflight failed: this call runs PyMC's own path throughout (one warning said so)."""
 
 
 ACTIVE: contextvars.ContextVar[ActiveSampling | None] = contextvars.ContextVar("pymc_aot_active", default=None)

@@ -9,11 +9,14 @@ The seams are module attributes, replaced by :func:`enable` and put back, by ide
 * ``pymc.sampling.deterministic.compute_deterministics``, ``pymc.sampling.compute_deterministics``
   and ``pymc.compute_deterministics``.
 
-A call is bound to PyMC's own signature. What the cache does not handle -- sample dimensions
-other than ("chain", "draw"), ``compile_kwargs``, a forced ``backend``, an argument this module
-does not know, or any failure of the cached run -- goes to PyMC's own function with one
-warning. Arguments PyMC itself rejects (unknown ``var_names``, say) go to PyMC silently, so the
-user gets PyMC's own error. ``progressbar`` is ignored.
+A call is bound to PyMC's own signature. ``backend=`` and ``compile_kwargs={"mode": ...}``
+naming one of PyTensor's modes only choose PyTensor's backend: the cache serves them
+(``runtime/pymc/compute_options.py``). What the cache does not handle -- sample dimensions other
+than ("chain", "draw"), other ``compile_kwargs``, an argument this module does not know, or any
+failure of the cached run -- goes to PyMC's own function with one ``FallbackWarning``.
+Arguments PyMC itself rejects (unknown ``var_names``, say) go to PyMC silently, so the user
+gets PyMC's own error. ``progressbar`` is ignored. PyMC 6's ``merge_dataset`` gives PyMC's own
+FutureWarning and PyMC's result.
 """
 
 from __future__ import annotations
@@ -21,10 +24,14 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..transforms.fallback import warn_fallback
+from .compute_options import MERGE_DEPRECATED, PyMCsToAnswer, compile_kwargs_reason, warn_as
 
 SEAMS: dict[str, tuple[str, ...]] = {
     "compute_log_likelihood": ("pymc.stats.log_density", "pymc.stats", "pymc"),
@@ -40,9 +47,8 @@ _READ = {
 }
 _ACCEPTED: dict[str, Callable[[Any], bool]] = {
     "sample_dims": lambda v: not isinstance(v, str) and tuple(v) == ("chain", "draw"),  # posterior_io's layout
-    "compile_kwargs": lambda v: not v,
-    "backend": lambda v: v is None,
 }
+_CHECKED_TOGETHER = {"compile_kwargs", "backend"}  # compute_options.compile_kwargs_reason
 
 
 @dataclass
@@ -54,10 +60,6 @@ class _State:
 _STATE = _State()
 
 
-class _PyMCsToAnswer(Exception):
-    """Arguments PyMC rejects with its own error: the call goes to PyMC, without a warning."""
-
-
 def _original(name: str) -> Any:
     return _STATE.originals[(SEAMS[name][0], name)]
 
@@ -65,7 +67,7 @@ def _original(name: str) -> Any:
 def _unsupported(name: str, arguments: dict[str, Any], signature: inspect.Signature) -> str | None:
     """Why the cache cannot answer this call, or None."""
     for param, value in arguments.items():
-        if param in _READ[name]:
+        if param in _READ[name] or param in _CHECKED_TOGETHER:
             continue
         accepted = _ACCEPTED.get(param)
         if accepted is not None:
@@ -73,7 +75,7 @@ def _unsupported(name: str, arguments: dict[str, Any], signature: inspect.Signat
                 return f"{param}={value!r} is not handled by the cache"
         elif value is not signature.parameters[param].default:
             return f"argument {param}={value!r} is not handled by the cache"
-    return None
+    return compile_kwargs_reason(arguments.get("compile_kwargs"), arguments.get("backend"))
 
 
 def _run_options() -> dict[str, Any]:
@@ -90,7 +92,7 @@ def _names(var_names: Any, available: list[str]) -> list[str] | None:
         return None
     names = [] if isinstance(var_names, str) else list(var_names)  # a bare string: PyMC's reading
     if not names or not all(isinstance(n, str) and n in available for n in names):
-        raise _PyMCsToAnswer
+        raise PyMCsToAnswer
     return list(dict.fromkeys(names))
 
 
@@ -101,7 +103,7 @@ def _model(model: Any) -> Any:
     try:
         return pm.modelcontext(model)
     except TypeError:
-        raise _PyMCsToAnswer from None
+        raise PyMCsToAnswer from None
 
 
 def _computed(
@@ -112,7 +114,7 @@ def _computed(
     from .posterior_io import posterior_arrays, results_dataset
 
     if not default:
-        raise _PyMCsToAnswer  # nothing to compute; PyMC decides what that returns
+        raise PyMCsToAnswer  # nothing to compute; PyMC decides what that returns
     arrays = posterior_arrays(dataset, [rv.name for rv in model.free_RVs])
     results = from_posterior(model, arrays, log_likelihood=log_likelihood, var_names=var_names, **_run_options())
     return results_dataset(results, var_names or default, model, dataset)
@@ -128,7 +130,7 @@ def _log_likelihood(arguments: dict[str, Any]) -> Any:
     try:
         posterior = as_dataset(idata["posterior"])
     except (KeyError, TypeError, AttributeError):
-        raise _PyMCsToAnswer from None  # no posterior group: PyMC says so
+        raise PyMCsToAnswer from None  # no posterior group: PyMC says so
     dataset = _computed(model, posterior, log_likelihood=True, var_names=var_names, default=observed)
     if arguments["extend_inferencedata"]:
         add_group(idata, "log_likelihood", dataset)
@@ -138,10 +140,6 @@ def _log_likelihood(arguments: dict[str, Any]) -> Any:
 
 def _deterministics(arguments: dict[str, Any]) -> Any:
     merge, extend = arguments.get("merge_dataset", False), arguments.get("extend_dataset", False)
-    if merge and extend:
-        raise _PyMCsToAnswer
-    if merge and "extend_dataset" in arguments:
-        raise NotImplementedError("merge_dataset is deprecated in this PyMC; use extend_dataset")
     original = selected = arguments["dataset"]
     if "group" in arguments:
         from pymc.sampling.deterministic import _select_group
@@ -149,7 +147,7 @@ def _deterministics(arguments: dict[str, Any]) -> Any:
         try:
             selected = _select_group(original, arguments["group"])
         except ValueError:
-            raise _PyMCsToAnswer from None
+            raise PyMCsToAnswer from None
     dataset = selected.dataset if hasattr(selected, "to_dataset") else selected
     model = _model(arguments["model"])
     available = [d.name for d in model.deterministics]
@@ -163,6 +161,26 @@ def _deterministics(arguments: dict[str, Any]) -> Any:
 
         return xarray.merge([dataset, result], compat="override")
     return result
+
+
+def _announce(name: str, original: Any, arguments: dict[str, Any]) -> bool:
+    """PyMC 6's deprecation of ``merge_dataset``, warned as PyMC warns it; True if warned."""
+    merge, extend = arguments.get("merge_dataset", False), arguments.get("extend_dataset", False)
+    if name != "compute_deterministics" or "extend_dataset" not in arguments or not merge:
+        return False
+    if extend:
+        raise PyMCsToAnswer  # PyMC's ValueError: the two cannot be combined
+    warn_as(original, MERGE_DEPRECATED, FutureWarning)
+    return True
+
+
+def _pymcs(original: Any, announced: bool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """PyMC's own call; a deprecation already warned is not warned twice."""
+    if not announced:
+        return original(*args, **kwargs)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=re.escape(MERGE_DEPRECATED), category=FutureWarning)
+        return original(*args, **kwargs)
 
 
 _COMPUTE = {"compute_log_likelihood": _log_likelihood, "compute_deterministics": _deterministics}
@@ -181,16 +199,21 @@ def _seam(name: str) -> Callable[..., Any]:
         bound.apply_defaults()
         if _STATE.options is None:  # a reference kept from while it was enabled
             return original(*args, **kwargs)
-        reason = _unsupported(name, bound.arguments, signature)
-        if reason is None:
-            try:
-                return _COMPUTE[name](bound.arguments)
-            except _PyMCsToAnswer:
-                return original(*args, **kwargs)
-            except Exception as exc:  # noqa: BLE001 - never lose a user's call to the cache
-                reason = f"{type(exc).__name__}: {exc}"
-        warnings.warn(f"pymc-aot: {name} runs PyMC's own path ({reason})", RuntimeWarning, stacklevel=2)
-        return original(*args, **kwargs)
+        announced = False
+        try:
+            announced = _announce(name, original, bound.arguments)
+            reason = _unsupported(name, bound.arguments, signature)
+            if reason is None:
+                try:
+                    return _COMPUTE[name](bound.arguments)
+                except PyMCsToAnswer:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - never lose a user's call to the cache
+                    reason = f"{type(exc).__name__}: {exc}"
+            warn_fallback(f"pymc-aot: {name} runs PyMC's own path ({reason})", 2)
+        except PyMCsToAnswer:
+            pass
+        return _pymcs(original, announced, args, kwargs)
 
     return seam
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..predictive import hook as predictive_hook
+from ..transforms.fallback import warn_fallback
 from . import pymc_compute_hooks
 from .hook_state import STATE, Options
 from .pymc_jax_seams import REPLACEMENTS, SEAMS, seams_present
@@ -105,11 +106,10 @@ def _patch_pymc() -> bool:
     if not seams_present(pymc_jax):
         if not STATE.warned:
             STATE.warned = True
-            warnings.warn(
+            warn_fallback(
                 "pymc-aot: this PyMC version does not have the postprocessing functions pymc-aot hooks "
                 "into; PyMC's behaviour is left unchanged",
-                RuntimeWarning,
-                stacklevel=3,
+                3,
             )
         return False
     STATE.originals = {name: getattr(pymc_jax, name) for name in SEAMS}

@@ -24,10 +24,10 @@ into ``sample_jax_nuts``'s keywords), so they reach the wrapper as keywords on b
 from __future__ import annotations
 
 import functools
-import warnings
 from pathlib import Path
 from typing import Any
 
+from ..transforms.fallback import warn_fallback
 from .hook_state import ACTIVE, STATE, ActiveSampling
 
 SEAMS = (
@@ -106,17 +106,13 @@ def _run_cached(
 
 
 def _fallback_warning(what: str, exc: BaseException) -> None:
-    warnings.warn(
-        f"pymc-aot could not run the cached {what} ({type(exc).__name__}: {exc}); using PyMC's own path",
-        RuntimeWarning,
-        stacklevel=3,
-    )
+    warn_fallback(f"pymc-aot could not run the cached {what} ({type(exc).__name__}: {exc}); using PyMC's own path", 3)
 
 
 def _get_jaxified_graph(inputs: Any = None, outputs: Any = None) -> Any:
     active = ACTIVE.get()
     original = STATE.originals["get_jaxified_graph"]
-    if active is None or outputs is None or inputs is None:
+    if active is None or active.stock or outputs is None or inputs is None:
         return original(inputs=inputs, outputs=outputs)
     model, vectorize = active.model, active.vectorize
     from ...aot.identity.spec import posterior_names
@@ -163,6 +159,8 @@ def _postprocess_samples(
 
 def _get_log_likelihood(model: Any, samples: Any, backend: Any = None, postprocessing_vectorize: Any = "scan") -> Any:
     active = ACTIVE.get()
+    if active is not None and active.stock:
+        return STATE.originals["_get_log_likelihood"](model, samples, backend, postprocessing_vectorize)
     names = tuple(rv.name for rv in model.observed_RVs)
     vectorize = active.vectorize if active is not None else postprocessing_vectorize
     budget = active.budget if active is not None else None
@@ -175,45 +173,31 @@ def _get_log_likelihood(model: Any, samples: Any, backend: Any = None, postproce
         return STATE.originals["_get_log_likelihood"](model, samples, backend, postprocessing_vectorize)
 
 
-def _preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
-    """With ``auto``: choose (and compile) the strategies before sampling; refuse what won't fit."""
-    options = STATE.current()
-    if options.strategy != "auto" or kwargs.get("postprocessing_vectorize") is not None:
-        return None
-    from ...aot.build.request import resolve_device
-    from ...aot.choice.resolve import precompile_with
-    from ...aot.identity.spec import posterior_names
-    from ...aot.strategies.budget import resolve_budget
+def _checked_preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[int | None, bool]:
+    """The preflight's budget, and whether this call must run PyMC's own path throughout: any
+    failure of the preflight but ``MemoryBudgetError`` (the refusal it exists for) is one warning."""
+    from ...aot.strategies.budget import MemoryBudgetError
+    from .preflight import preflight
 
-    draws = args[0] if args else kwargs.get("draws", 1000)
-    var_names = kwargs.get("var_names")
-    if var_names is not None:  # PyMC ignores names it does not know; so does the preflight
-        var_names = [n for n in posterior_names(model) if n in set(var_names)]
-    backend = kwargs.get("postprocessing_backend")
-    budget = resolve_budget(options.memory_budget, resolve_device(backend))
-    wanted = [False] + ([True] if (kwargs.get("idata_kwargs") or {}).get("log_likelihood") else [])
-    request = options.request_options(
-        var_names=var_names,
-        keep_untransformed=kwargs.get("keep_untransformed", False),
-        backend=backend,
-        memory_budget=budget,
-    )
-    shape = {"chains": kwargs.get("chains", 4), "draws": draws, "cache": options.cache_dir}
-    for log_likelihood in wanted:
-        precompile_with(model, request.replace(log_likelihood=log_likelihood), **shape)
-    return budget
+    try:
+        return preflight(model, args, kwargs), False
+    except MemoryBudgetError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - never lose a sampling run to the cache
+        _fallback_warning("postprocessing", exc)
+        return None, True
 
 
 def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
     import pymc as pm
 
     model = pm.modelcontext(kwargs.get("model"))
-    budget = _preflight(model, args, kwargs)  # raises MemoryBudgetError before any sampling
-    active = ActiveSampling(model, kwargs.get("postprocessing_vectorize"), budget)
+    budget, stock = _checked_preflight(model, args, kwargs)
+    active = ActiveSampling(model, kwargs.get("postprocessing_vectorize"), budget, stock=stock)
     token = ACTIVE.set(active)
     out = STATE.current().out
     try:
-        if out is None:
+        if out is None or stock:
             return STATE.originals["sample_jax_nuts"](*args, **kwargs)
         from .sample_out import sample_into_store
 

@@ -12,6 +12,9 @@ class RuntimeCounters:
     memo_hits: int = 0
     disk_hits: int = 0
     compiles: int = 0
+    """Executables compiled, wherever: a lookup's miss, ``auto``'s candidates, ``pm.sample``'s preflight."""
+    preflight_compiles: int = 0
+    """Of ``compiles``, those ``pm.sample``'s preflight made before sampling (``auto``)."""
     last_source: str = ""
     events: list[tuple[str, str]] = field(default_factory=list)
     last_phases: dict[str, float] = field(default_factory=dict)

@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...aot.build.entries import TransformEntry
 from ...aot.build.options import RequestOptions
 from ...aot.build.request import TransformRequest
 from ...aot.strategies.strategies import AUTO
@@ -30,6 +31,7 @@ __all__ = [
     "load_or_compile",
     "log_likelihood",
     "postprocess",
+    "precompile_counted",
     "run_transform",
 ]
 
@@ -52,6 +54,17 @@ def get_store(cache: CacheStore | str | None = None) -> CacheStore:
 def load_or_compile(request: TransformRequest, store: CacheStore | None) -> LoadedTransform:
     """The executable for ``request``: from this process, the store, or a fresh compile."""
     return DEFAULT.load(request, store)
+
+
+def precompile_counted(model: Any, options: RequestOptions, **shape: Any) -> TransformEntry:
+    """``aot.resolve.precompile_with`` for ``pm.sample``'s preflight, its compiles counted in
+    :data:`COUNTERS` (a stored entry is not a disk hit: no executable was loaded)."""
+    from ...aot.choice.resolve import precompile_with
+
+    entry = precompile_with(model, options, **shape)
+    if entry.compiles:
+        DEFAULT.count(entry, preflight=True)
+    return entry
 
 
 def run_transform(

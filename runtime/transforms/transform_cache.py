@@ -126,6 +126,17 @@ class TransformCache:
                 return True
         return store is not None and store.metadata(digest) is not None
 
+    def count(self, entry: TransformEntry, preflight: bool = False) -> None:
+        """Count ``entry``'s compiles (an ``auto`` entry's candidates too), or one disk hit."""
+        with self._lock:
+            if entry.compiles:
+                self.counters.compiles += entry.compiles
+                self.counters.preflight_compiles += entry.compiles if preflight else 0
+                self.counters.record("compile", entry.digest)
+            else:
+                self.counters.disk_hits += 1
+                self.counters.record("disk", entry.digest)
+
     def load(
         self, request: TransformRequest, store: CacheStore | None, phases: Phases | None = None
     ) -> LoadedTransform:
@@ -161,13 +172,7 @@ class TransformCache:
         phases.mark("deserialize")
         if entry.cached and store is not None:
             phases.later.append(lambda: store.record_hit_later(digest))  # a write: after the call, in the background
-        with self._lock:
-            if entry.compiles:
-                self.counters.compiles += entry.compiles
-                self.counters.record("compile", digest)
-            else:
-                self.counters.disk_hits += 1
-                self.counters.record("disk", digest)
+        self.count(entry)
         _log_outcome(request, entry, progress.started)
         return LoadedTransform(executable, entry.metadata)
 
