@@ -34,7 +34,7 @@ def _stock_and_ours(model, idata, tmp_path, **kwargs):
     stock = pm.sample_posterior_predictive(idata.copy(), model=model, progressbar=False, **kwargs)
     before = engine.COUNTERS.compiles + engine.COUNTERS.disk_hits + engine.COUNTERS.memo_hits
     with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)  # no fallback
+        warnings.simplefilter("error", pymc_aot.FallbackWarning)  # no fallback
         with pymc_aot.enabled(cache_dir=str(tmp_path), strategy="vmap"):
             ours = pm.sample_posterior_predictive(idata.copy(), model=model, progressbar=False, **kwargs)
     assert engine.COUNTERS.compiles + engine.COUNTERS.disk_hits + engine.COUNTERS.memo_hits > before  # the cache ran
@@ -89,7 +89,7 @@ def test_what_the_cache_cannot_serve_goes_to_pymc_with_one_warning(tmp_path) -> 
         pm.HyperGeometric("y", N=50, k=25, n=pt.cast(pt.floor(n), "int64"), observed=[10, 12, 11])
     idata = az.from_dict(posterior={"n": np.full((1, 5), 25.0)})
     with pymc_aot.enabled(cache_dir=str(tmp_path), strategy="vmap"):
-        with pytest.warns(RuntimeWarning, match="(?i)PyMC's own path.*hypergeometric") as record:
+        with pytest.warns(pymc_aot.FallbackWarning, match="(?i)PyMC's own path.*hypergeometric") as record:
             out = pm.sample_posterior_predictive(idata, model=model, random_seed=1, progressbar=False)
     assert len([w for w in record if "pymc-aot" in str(w.message)]) == 1
     assert out.posterior_predictive["y"].shape == (1, 5, 3)

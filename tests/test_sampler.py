@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 from children import HERE, run_child
 
+import pymc_aot
+
 SAMPLERS = ["numpyro", "blackjax"]
 
 
@@ -121,6 +123,7 @@ def test_unserved_nuts_kwargs_go_to_pymc_with_one_warning(cache_dir):
         idata = _sample(regression_data(), draws=10, tune=10, **_driver(nuts_kwargs={"init_strategy": None}))
     ours = [w for w in caught if "compiled numpyro sampler does not serve" in str(w.message)]
     assert len(ours) == 1 and "init_strategy" in str(ours[0].message)
+    assert issubclass(ours[0].category, pymc_aot.FallbackWarning)
     assert idata.posterior["beta"].shape == (2, 10, 3)
 
 

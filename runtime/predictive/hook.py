@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..transforms.fallback import warn_fallback
+
 NAME = "sample_posterior_predictive"
 MODULES = ("pymc.sampling.forward", "pymc.sampling", "pymc")
 _IGNORED = {"progressbar", "progressbar_theme"}
@@ -130,7 +132,7 @@ def _seam(original: Callable[..., Any]) -> Callable[..., Any]:
                 return original(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001 - never lose a user's call to the cache
                 reason = f"{type(exc).__name__}: {exc}"
-        warnings.warn(f"pymc-aot: {NAME} runs PyMC's own path ({reason})", RuntimeWarning, stacklevel=2)
+        warn_fallback(f"pymc-aot: {NAME} runs PyMC's own path ({reason})")
         return original(*args, **kwargs)
 
     return seam

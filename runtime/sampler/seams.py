@@ -14,10 +14,10 @@ cannot describe) runs PyMC's own function, with one warning.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from ..pymc.hook_state import STATE
+from ..transforms.fallback import warn_fallback
 
 REPLACED = ("get_jaxified_logp", "_sample_numpyro_nuts", "_sample_blackjax_nuts")
 _ORIGINALS: dict[str, Any] = {}
@@ -54,10 +54,9 @@ def _get_jaxified_logp(model: Any, negative_logp: bool = True) -> Any:
 
 
 def _warn(sampler: str, why: str) -> None:
-    warnings.warn(
+    warn_fallback(
         f"pymc-aot: the compiled {sampler} sampler does not serve this call ({why}); using PyMC's own sampler",
-        RuntimeWarning,
-        stacklevel=4,
+        stacklevel=3,
     )
 
 
