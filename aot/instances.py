@@ -35,7 +35,10 @@ def declared_parameters(d: Describer, obj: Any) -> Any | None:
     if Mapping in cls.__mro__:
         return ("mapping", cls.__module__, cls.__qualname__, d.describe(dict(obj.items())))
     if _is_scan(obj):
-        return ("scan", d.describe(obj.info), obj.truncate_gradient, obj.name, obj.allow_gc, d.describe(obj.fgraph))
+        # the mode: PyTensor's JAX Scan rewrites the inner graph with it
+        mode = d.labelled("its mode", obj.mode)
+        info, inner = d.describe(obj.info), d.describe(obj.fgraph)
+        return ("scan", info, obj.truncate_gradient, obj.name, obj.allow_gc, mode, inner)
     props = getattr(cls, "__props__", None)
     if props is not None and not has_inner_graph(obj):
         values = tuple((p, d.labelled(f"parameter {p!r}", getattr(obj, p, None))) for p in props)
