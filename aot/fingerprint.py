@@ -26,6 +26,7 @@ from pytensor.tensor.variable import TensorVariable
 
 from .compat import is_inner_graph
 from .describe import Describer, DescribeState, short_hash
+from .dispatch import user_registrations
 from .instances import has_inner_graph
 from .rewrites import user_rewrites
 from .trust import is_a, is_versioned_class
@@ -210,6 +211,10 @@ def fingerprint_model(model: Any) -> ModelFingerprint:
     state.where = "graph rewrites registered by user code"
     for db, name, rewriter in user_rewrites():
         parts.append(("rewrite", db, name, hasher.labelled(f"{name!r} in {db}", rewriter)))
+    state.where = "JAX registrations made by user code"
+    for registry, op_type, fn in user_registrations():
+        label = f"{registry} for {op_type.__qualname__}"
+        parts.append(("registration", registry, hasher.labelled(label, op_type), hasher.labelled(label, fn)))
     values = [model.rvs_to_values[rv] for rv in model.free_RVs]
     return ModelFingerprint(
         model_hash=hasher.digest("model", tuple(parts)),
