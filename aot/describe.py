@@ -53,6 +53,8 @@ class DescribeState:
     where: str = ""
     path: list[str] = field(default_factory=list)
     user_objects: int = 0
+    replaced: dict[type, tuple[str, ...]] = field(default_factory=dict)
+    """``trust.replaced_methods`` per class, checked once per fingerprint (classes recur at many nodes)."""
 
     def unsure(self, why: str) -> None:
         trail = " > ".join(self.path)
@@ -168,7 +170,9 @@ class Describer:
         if is_versioned_class(cls):
             if obj is os.environ or obj is getattr(os, "environb", None):
                 return self.unsure(obj, "reads the process environment")
-            replaced = replaced_methods(cls)
+            replaced = self.state.replaced.get(cls)
+            if replaced is None:
+                replaced = self.state.replaced[cls] = replaced_methods(cls)
             if replaced:
                 return self.unsure(obj, f"versioned code replaced at run time ({', '.join(replaced)})")
             declared = instances.declared_parameters(self, obj)

@@ -92,6 +92,9 @@ class GraphHasher(Describer):
         if is_a(v, Constant):
             return ("const", self.short(v.type), self.describe(v.data))
         if is_a(v, SharedVariable):
+            if is_a(v, TensorVariable) and is_static_data(v):
+                # a shape or slice bound: a compile-time constant, keyed by its current value
+                return ("static-data", self.short(v.type), v.name, self.describe(v.get_value(borrow=True)))
             if is_a(v, TensorVariable):
                 position = len(self.shared)
                 self.shared.append(v)
@@ -122,6 +125,12 @@ class GraphHasher(Describer):
             outputs = tuple(inner.token(o) for o in obj.outputs)
             return ("fgraph", inner.digest(outputs))
         return None
+
+
+def is_static_data(var: Any) -> bool:
+    """An integer or boolean scalar ``pm.Data``: it can be a shape or a slice bound, which JAX must
+    know when tracing, so it is a constant of the executable (keyed by value), not an argument."""
+    return var.type.ndim == 0 and str(var.type.dtype).startswith(("int", "uint", "bool"))
 
 
 _PLAIN = frozenset({type(None), bool, int, float, str, bytes, np.dtype})
