@@ -56,11 +56,11 @@ def test_a_pure_callback_op_runs_uncached_with_one_warning(cache_dir):
 
 def test_an_integer_scalar_data_used_as_a_slice_bound_is_a_constant_keyed_by_value(cache_dir):
     with pm.Model() as model:
-        n = pm.Data("n", 2)
+        n = pm.Data("n", np.array(2, dtype="int64"))
         x = pm.Normal("x", 0.0, 1.0, shape=4)
         pm.Deterministic("head", x[:n])
         pm.Deterministic("ones", pt.ones((n,)) * x[0])
     draws = draws_for(model)
     assert_same(runtime.postprocess(model, draws, strategy="vmap"), pymc_posterior(model, draws))
-    pm.set_data({"n": 3}, model=model)
+    pm.set_data({"n": np.array(3, dtype="int64")}, model=model)
     assert_same(runtime.postprocess(model, draws, strategy="vmap"), pymc_posterior(model, draws))
