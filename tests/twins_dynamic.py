@@ -10,10 +10,12 @@ def _custom(offset: int) -> str:
     """The model around ``scale()`` and ``logp``; ``offset`` keeps the cases' lowered programs apart
     (two cases with one program would share one executable, rightly, and compile once)."""
     return f"""
+OFFSET = {offset}
+
 with pm.Model() as model:
     mu = pm.Normal("mu", 0.0, 1.0)
     pm.CustomDist("y", mu, logp=logp, observed=OBS)
-    pm.Deterministic("d", mu * scale() + {offset})
+    pm.Deterministic("d", mu + {offset})
 """
 
 
@@ -21,34 +23,34 @@ DYNAMIC: dict[str, tuple[str, str, str, str]] = {
     "env_read": (
         'import os\nos.environ["PYMC_AOT_TWIN_ENV"] = "{X}"\n\ndef scale():\n'
         '    return float(os.environ["PYMC_AOT_TWIN_ENV"])\n\n'
-        "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2\n" + _custom(1),
+        "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2 + OFFSET\n" + _custom(1),
         "1.0", "3.0", "lowered",
     ),
     "getenv_read": (
         'import os\nos.environ["PYMC_AOT_TWIN_GETENV"] = "{X}"\n\ndef scale():\n'
         '    return float(os.getenv("PYMC_AOT_TWIN_GETENV", "1"))\n\n'
-        "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2\n" + _custom(2),
+        "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2 + OFFSET\n" + _custom(2),
         "1.0", "3.0", "lowered",
     ),
     "computed_getattr": (
         'import twin_named\nNAME = "".join(["SC", "ALE"])\n\ndef scale():\n    return getattr(twin_named, NAME)\n\n'
-        "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2\n" + _custom(3),
+        "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2 + OFFSET\n" + _custom(3),
         "1.0", "3.0", "lowered",
     ),
     "versioned_counter": (
         'import collections\nCOUNTS = collections.Counter()\nCOUNTS["s"] += {X}\n\ndef scale():\n'
         '    return float(COUNTS["s"])\n\n'
-        "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2\n" + _custom(4),
+        "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2 + OFFSET\n" + _custom(4),
         "1", "3", "structural",
     ),
     "builtins_injected": (
         "import builtins\nbuiltins.PYMC_AOT_TWIN_SCALE = {X}\n\ndef scale():\n    return PYMC_AOT_TWIN_SCALE\n\n"
-        "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2\n" + _custom(5),
+        "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2 + OFFSET\n" + _custom(5),
         "1.0", "3.0", "structural",
     ),
     "shared_get_value": (
         "S = pytensor.shared(np.float64({X}))\n\ndef scale():\n    return float(S.get_value())\n\n"
-        "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2\n" + _custom(6),
+        "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2 + OFFSET\n" + _custom(6),
         "1.0", "3.0", "lowered",
     ),
 }
