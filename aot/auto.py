@@ -250,26 +250,44 @@ def _pick(search: _Search, probe: EntryMetadata) -> tuple[Candidate, str]:
     raise MemoryBudgetError(preflight_message(request, search.weighed(), probe.output_sizes))
 
 
-def choose(request: TransformRequest, store: CacheStore | None, progress: Progress | None = None) -> TransformEntry:
+def choose(
+    request: TransformRequest, store: CacheStore | None, progress: Progress | None = None, *, defer: bool = False
+) -> TransformEntry:
     """The ``auto`` entry of ``request``: the stored choice if it still holds (see
-    :func:`acceptable`), else a new one."""
-    budget = request.budget
-    assert request.strategy is None and budget is not None, "choose() takes an auto request"
+    :func:`acceptable`), else a new one. ``defer`` (a run about to sample): compile what the
+    rule needs now and the other candidates in the background (see :mod:`.auto_first`)."""
+    assert request.strategy is None and request.budget is not None, "choose() takes an auto request"
+    from .auto_first import first_choice, later, resume  # it imports this module
+
     found = read_entry(store, request.key)
-    if found is not None and found.metadata.auto is not None and acceptable(found.metadata.auto, request):
+    choice = found.metadata.auto if found is not None else None
+    if found is not None and choice is not None and acceptable(choice, request) and (defer or not choice.pending):
+        if choice.pending:
+            resume(request, store)  # a run stopped before its candidates were all compiled
         return found
     search = _Search(request, store, progress)
-    probe = search.attempt(_named("batched", 1)).metadata
-    best, rule = _pick(search, probe)
+    first = first_choice(search) if defer else None
+    if first is not None:
+        return later(search, record_choice(search, *first))
+    best, rule = _pick(search, search.attempt(_named("batched", 1)).metadata)
+    return record_choice(search, best, rule)
+
+
+def record_choice(
+    search: _Search, best: Candidate, rule: str, pending: tuple[str, ...] = (), note: str = ""
+) -> TransformEntry:
+    """Store ``best`` (its executable, every candidate's numbers) under the auto key."""
+    request, store = search.request, search.store
     chosen = search.tried[best.strategy]
-    winner = _winner(chosen, store, search.graph, progress)
+    winner = _winner(chosen, store, search.graph, search.progress)
     rebuilt = chosen.entry is None and not winner.cached
-    choice = AutoChoice(best.strategy, best.key, best.peak, budget, rule, tuple(search.weighed()))
-    digest = request.key.digest
-    metadata = dataclasses.replace(
-        winner.metadata, key=request.key.parts(), digest=digest, auto=choice, executable_size=None
+    choice = AutoChoice(
+        best.strategy, best.key, best.peak, search.budget, rule, tuple(search.weighed()), pending, note
     )
-    stored = store.put(digest, winner.payload, metadata.to_json()) if store is not None else False
+    metadata = dataclasses.replace(
+        winner.metadata, key=request.key.parts(), digest=request.key.digest, auto=choice, executable_size=None
+    )
+    stored = store.put(request.key.digest, winner.payload, metadata.to_json()) if store is not None else False
     return TransformEntry(
         request.key,
         metadata,

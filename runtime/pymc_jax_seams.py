@@ -176,7 +176,8 @@ def _get_log_likelihood(model: Any, samples: Any, backend: Any = None, postproce
 
 
 def _preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
-    """With ``auto``: choose (and compile) the strategies before sampling; refuse what won't fit."""
+    """With ``auto``: choose (and compile) the strategies before sampling; refuse what won't fit.
+    Candidates the choice does not need are compiled in the background (``aot.auto_first``)."""
     options = STATE.current()
     if options.strategy != "auto" or kwargs.get("postprocessing_vectorize") is not None:
         return None
@@ -200,7 +201,7 @@ def _preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int
     )
     shape = {"chains": kwargs.get("chains", 4), "draws": draws, "cache": options.cache_dir}
     for log_likelihood in wanted:
-        precompile_with(model, request.replace(log_likelihood=log_likelihood), **shape)
+        precompile_with(model, request.replace(log_likelihood=log_likelihood), defer=True, **shape)
     return budget
 
 
