@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax
-import numpy as np
 import pytensor
 
 from .budget import resolve_budget
@@ -166,8 +165,9 @@ def value_signature(model: Any, fingerprint: ModelFingerprint, chains: int, draw
     if all(None not in v.type.shape for v in values):
         shapes = [tuple(int(s) for s in v.type.shape) for v in values]
     else:
-        point = model.initial_point()
-        shapes = [tuple(np.shape(point[v.name])) for v in values]
+        from .value_shapes import value_shapes
+
+        shapes = value_shapes(model)
     return tuple(
         (name, (int(chains), int(draws), *shape), dtype)
         for name, shape, dtype in zip(fingerprint.value_names, shapes, fingerprint.value_dtypes, strict=True)
