@@ -250,25 +250,16 @@ def _pick(search: _Search, probe: EntryMetadata) -> tuple[Candidate, str]:
     raise MemoryBudgetError(preflight_message(request, search.weighed(), probe.output_sizes))
 
 
-def choose(
-    request: TransformRequest, store: CacheStore | None, progress: Progress | None = None, *, defer: bool = False
-) -> TransformEntry:
+def choose(request: TransformRequest, store: CacheStore | None, progress: Progress | None = None) -> TransformEntry:
     """The ``auto`` entry of ``request``: the stored choice if it still holds (see
-    :func:`acceptable`), else a new one. ``defer`` (a run about to sample): compile what the
-    rule needs now and the other candidates in the background (see :mod:`.auto_first`)."""
+    :func:`acceptable`) and is complete, else a new one (a run about to sample chooses with
+    fewer compiles: :mod:`.auto_first`; a choice it left pending is completed here)."""
     assert request.strategy is None and request.budget is not None, "choose() takes an auto request"
-    from .auto_first import first_choice, later, resume  # it imports this module
-
     found = read_entry(store, request.key)
     choice = found.metadata.auto if found is not None else None
-    if found is not None and choice is not None and acceptable(choice, request) and (defer or not choice.pending):
-        if choice.pending:
-            resume(request, store)  # a run stopped before its candidates were all compiled
+    if found is not None and choice is not None and acceptable(choice, request) and not choice.pending:
         return found
     search = _Search(request, store, progress)
-    first = first_choice(search) if defer else None
-    if first is not None:
-        return later(search, record_choice(search, *first))
     best, rule = _pick(search, search.attempt(_named("batched", 1)).metadata)
     return record_choice(search, best, rule)
 

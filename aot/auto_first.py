@@ -35,14 +35,35 @@ from ..cache.paths import human_bytes
 from .auto import RULE, WORKING_SET, _candidate_strategies, _named, _pick, _rank, _Search, _weigh, record_choice
 from .auto_later import submit
 from .budget import MemoryBudgetError
-from .entries import TransformEntry
-from .request import TransformRequest
+from .entries import TransformEntry, read_entry
+from .request import Progress, TransformRequest
 from .strategies import Strategy
+from .stream_fit import acceptable
 
 log = logging.getLogger("pymc_aot")
 
 LATER = ("batched(1)", "scan_vmap", "nested_scan", "batched(B)")
 """The candidates the full search adds to vmap (B from ``batched(1)``'s temp per draw)."""
+
+
+def choose_first(
+    request: TransformRequest, store: CacheStore | None, progress: Progress | None = None
+) -> TransformEntry:
+    """:func:`.auto.choose` for a run about to sample: a stored choice is used even with
+    candidates pending (their completion is queued); a new one compiles what it needs now."""
+    assert request.strategy is None and request.budget is not None, "choose_first() takes an auto request"
+    found = read_entry(store, request.key)
+    choice = found.metadata.auto if found is not None else None
+    if found is not None and choice is not None and acceptable(choice, request):
+        if choice.pending:
+            resume(request, store)  # a run stopped before its candidates were all compiled
+        return found
+    search = _Search(request, store, progress)
+    first = first_choice(search)
+    if first is None:
+        best, rule = _pick(search, search.attempt(_named("batched", 1)).metadata)
+        return record_choice(search, best, rule)
+    return later(search, record_choice(search, *first))
 
 
 def first_choice(search: _Search) -> tuple[Candidate, str, tuple[str, ...], str] | None:

@@ -29,7 +29,11 @@ def resolve(
     choice needs now and its other candidates in the background (a run about to sample).
     """
     if request.strategy is None:
-        return auto.choose(request, store, progress, defer=defer)
+        if defer:
+            from .auto_first import choose_first
+
+            return choose_first(request, store, progress)
+        return auto.choose(request, store, progress)
     return fetch_or_compile(request, store, progress)
 
 
