@@ -7,7 +7,8 @@ with one or two compiles:
 
 1. ``vmap`` first. If it fits the budget and its temporaries (temp - alias) fit the working
    set, the rule's winner is known: every other candidate takes more sequential steps than
-   vmap's one, so none can rank before it. Nothing else is needed to choose.
+   vmap's one (with more than one draw per chain), so none can rank before it. Nothing else
+   is needed to choose.
 2. Else the rule's *predicted* winner: the candidates the rule would weigh, sized from
    vmap's temporaries per draw (temp / draws, the probe's role), their temporaries
    predicted likewise (``batched(B)``: B draws', ``scan_vmap``: one per chain,
@@ -42,6 +43,9 @@ from .stream_fit import acceptable
 
 log = logging.getLogger("pymc_aot")
 
+_QUEUED: set[tuple[str, str]] = set()
+"""(store directory, auto key digest) of the full searches queued or running in this process."""
+
 LATER = ("batched(1)", "scan_vmap", "nested_scan", "batched(B)")
 """The candidates the full search adds to vmap (B from ``batched(1)``'s temp per draw)."""
 
@@ -73,7 +77,7 @@ def first_choice(search: _Search) -> tuple[Candidate, str, tuple[str, ...], str]
         return None  # streamed to disk: its own candidates; no store: nothing to finish later
     first = search.attempt(_named("vmap"))
     vmap = _weigh(first, search.fits(first.metadata))
-    if vmap.fits and vmap.extra <= WORKING_SET:
+    if vmap.fits and vmap.extra <= WORKING_SET and request.key.chains_draws[1] > 1:  # else a loop may take 1 step
         note = (
             f"vmap fits and its temporaries ({human_bytes(vmap.extra)}) fit the working set "
             f"({human_bytes(WORKING_SET)}): every other candidate takes more steps, so none can rank "
@@ -112,15 +116,19 @@ def later(search: _Search, entry: TransformEntry) -> TransformEntry:
     """Queue the full search of ``search`` (its graph and compiled candidates reused); ``entry``."""
     assert search.store is not None
     directory = search.store.directory
+    _QUEUED.add((str(directory), search.request.key.digest))
     submit(lambda: _complete(search, directory), f"auto candidates of {search.request.key.digest[:12]}")
     return entry
 
 
 def resume(request: TransformRequest, store: CacheStore | None) -> None:
     """Queue the completion of a stored choice whose candidates are not all compiled."""
-    if store is not None:
+    if store is not None and (str(store.directory), request.key.digest) not in _QUEUED:  # not being completed
+        _QUEUED.add((str(store.directory), request.key.digest))
+        search = _Search(request, None, None)
+        search.graph.get(None)  # PyTensor's rewrites here, in the caller's thread; only JAX's work in the background
         directory = store.directory
-        submit(lambda: _complete(_Search(request, None, None), directory), f"auto of {request.key.digest[:12]}")
+        submit(lambda: _complete(search, directory), f"auto of {request.key.digest[:12]}")
 
 
 def _complete(search: _Search, directory: object) -> None:
@@ -136,3 +144,4 @@ def _complete(search: _Search, directory: object) -> None:
         record_choice(search, best, rule)
     finally:
         store.close()
+        _QUEUED.discard((str(directory), search.request.key.digest))

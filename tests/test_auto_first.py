@@ -28,6 +28,15 @@ def model():
     return regression_data()
 
 
+@pytest.fixture(autouse=True)
+def fresh_process():
+    """Each test as a new process: nothing queued (a test may drop what it queued)."""
+    auto_first._QUEUED.clear()
+    yield
+    auto_later.wait()
+    auto_first._QUEUED.clear()
+
+
 @pytest.fixture
 def compiles(monkeypatch):
     """Compiles by thread: "now" (the caller's) and "later" (the background's)."""
@@ -93,7 +102,10 @@ def test_a_run_stopped_early_leaves_a_choice_the_next_run_uses_and_completes(mod
     monkeypatch.setattr(auto_first, "submit", lambda job, what: queued.append(job))  # the process "ended"
     entry = _deferred(model, tmp_path)
     assert _choice(tmp_path, entry)["pending"] and len(queued) == 1
+    _deferred(model, tmp_path)
+    assert len(queued) == 1, "a second run in the same process does not queue the same search again"
     queued.clear()
+    auto_first._QUEUED.clear()  # the process ended before its search ran
     monkeypatch.setattr(compiler, "compile_transform", lambda *a, **k: pytest.fail("compiled before the run"))
     again = _deferred(model, tmp_path)
     assert again.cached and len(queued) == 1  # used as it is; completing it is queued
