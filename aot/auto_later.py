@@ -4,11 +4,17 @@ Jobs run one at a time, in the order queued, on a non-daemon thread: the interpr
 for them at exit, so what a first run queued is stored before its process ends. The thread
 ends when the queue is empty and the next :func:`submit` starts another. A job that fails is
 logged and dropped: nothing the run itself needs depends on it.
+
+The thread runs at the lowest CPU priority (``nice`` 19, Linux: per thread, inherited by the
+threads it starts): it is to use cores the sampler leaves idle, not to slow the chains. On a
+busy 2-core machine at normal priority its compiles took as long off the critical path as on
+it (bench/first_run.py, regression: total 1.78x stock either way).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -43,8 +49,16 @@ def wait(timeout: float | None = None) -> bool:
         return _idle.wait_for(lambda: _worker is None, timeout)
 
 
+def _lowest_priority() -> None:
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)  # this thread only, on Linux
+    except (AttributeError, OSError):  # not on this platform: normal priority
+        pass
+
+
 def _work() -> None:
     global _worker
+    _lowest_priority()
     while True:
         with _lock:
             if not _jobs:

@@ -7,6 +7,8 @@ what is not compiled yet, and ``inspect`` shows it. Refusals stay before samplin
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 
 import pymc as pm
@@ -153,3 +155,11 @@ def test_pm_sample_compiles_one_executable_first_and_nothing_warm(model, cache_d
         runtime.disable()
     for name in cold.posterior.data_vars:
         assert (cold.posterior[name].values == warm.posterior[name].values).all()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priority is Linux's")
+def test_background_work_runs_at_the_lowest_priority():
+    seen = []
+    auto_later.submit(lambda: seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id())), "probe")
+    assert auto_later.wait(60)
+    assert seen == [19] and os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < 19
