@@ -10,11 +10,14 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 from reference import pymc_posterior
 from zoo import draws_for, scalars
 
 from pymc_aot.cache import CacheStore, generate_keypair
 from pymc_aot.cache.transfer import export_bundle, import_bundle
+
+pytestmark = pytest.mark.slow  # fresh worker processes
 
 HERE = Path(__file__).parent
 

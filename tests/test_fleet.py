@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a Dask cluster of worker processes
+
 pytest.importorskip("dask.distributed")
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from children import run_child
 
+pytestmark = pytest.mark.slow  # fresh processes, pm.sample runs
+
 
 @pytest.fixture(scope="module")
 def drift() -> tuple[dict, dict]:

@@ -101,6 +101,7 @@ def test_new_data_of_another_shape_recompiles(tmp_path) -> None:
     np.testing.assert_allclose(np.asarray(out["mu"]), np.einsum("nk,cdk->cdn", new_x, post["beta"]), rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_cold_and_warm_processes_give_the_same_draws(tmp_path) -> None:
     from children import run_child
 
@@ -125,6 +126,7 @@ def test_a_mutable_dimension_of_new_length_recompiles(tmp_path) -> None:
     assert abs(np.asarray(second["y"])[..., 7].mean() - 7.0) < 1.0  # y ~ N(b * x, 1) at x = 7
 
 
+@pytest.mark.slow
 def test_same_draws_split_over_devices(tmp_path) -> None:
     from children import run_child
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from children import run_child
 
 from pymc_aot.runtime.cli import main
+
+pytestmark = pytest.mark.slow  # a fresh process
 
 HERE = Path(__file__).parent
 

@@ -70,6 +70,7 @@ def test_matches_pymc_in_distribution(name: str, tmp_path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.distribution
 @pytest.mark.parametrize("name", sorted(set(ALL) - QUICK))
 def test_matches_pymc_in_distribution_slow(name: str, tmp_path) -> None:
     _check(name, tmp_path)

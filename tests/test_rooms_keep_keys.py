@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # two trees' keys in fresh processes
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 BEFORE_ROOMS = "3311a02"

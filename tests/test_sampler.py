@@ -16,6 +16,8 @@ from children import HERE, run_child
 
 import pymc_aot
 
+pytestmark = pytest.mark.slow  # fresh processes and pm.sample runs of the compiled sampler
+
 SAMPLERS = ["numpyro", "blackjax"]
 
 

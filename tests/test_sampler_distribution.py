@@ -79,6 +79,7 @@ def test_compare_fails_on_a_shifted_posterior():
 
 
 @pytest.mark.slow
+@pytest.mark.distribution
 @pytest.mark.parametrize("sampler", ["numpyro", "blackjax"])
 @pytest.mark.parametrize("name", ["eight_schools", "scalars", "regression_data"])
 def test_in_distribution_against_stock(name, sampler, cache_dir):

@@ -239,6 +239,7 @@ def test_precompiled_sharded_entry_is_what_postprocess_loads(built, tmp_path):
     assert_same(got, pymc_posterior(model, samples))
 
 
+@pytest.mark.slow
 def test_sharded_bench_runs_tiny(monkeypatch, capsys):
     """bench/sharded.py end to end on a tiny regression, so it cannot rot."""
     sys.path.insert(0, str(HERE.parent))

@@ -38,7 +38,7 @@ from ..build.request import Progress, TransformRequest
 from ..strategies.budget import MemoryBudgetError
 from ..strategies.strategies import Strategy
 from .auto import RULE, WORKING_SET, _candidate_strategies, _named, _pick, _rank, _Search, _weigh, record_choice
-from .auto_later import submit
+from .auto_later import report_compiles, submit
 from .stream_fit import acceptable
 
 log = logging.getLogger("pymc_aot")
@@ -137,11 +137,12 @@ def _complete(search: _Search, directory: object) -> None:
     try:
         search.store, search.progress = store, None
         try:
+            already = sum(t.entry is not None for t in search.tried.values())
             best, rule = _pick(search, search.attempt(_named("batched", 1)).metadata)
         except MemoryBudgetError as exc:  # cannot happen where the first choice fit; keep it
             log.warning("pymc-aot: auto kept its first choice: %s", exc)
             return
-        record_choice(search, best, rule)
+        report_compiles(record_choice(search, best, rule).compiles - already)
     finally:
         store.close()
         _QUEUED.discard((str(directory), search.request.key.digest))

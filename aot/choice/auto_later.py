@@ -25,6 +25,14 @@ _jobs: deque[tuple[Callable[[], None], str]] = deque()
 _lock = threading.Lock()
 _idle = threading.Condition(_lock)
 _worker: threading.Thread | None = None
+compiled_hooks: list[Callable[[int], None]] = []
+"""Called with the number of executables a background job compiled (the runtime counts them)."""
+
+
+def report_compiles(count: int) -> None:
+    """Tell :data:`compiled_hooks` that a background job compiled ``count`` executables."""
+    for hook in list(compiled_hooks):
+        hook(count)
 
 
 def submit(job: Callable[[], None], what: str) -> None:

@@ -59,12 +59,19 @@ def load_or_compile(request: TransformRequest, store: CacheStore | None) -> Load
 def precompile_counted(model: Any, options: RequestOptions, defer: bool = False, **shape: Any) -> TransformEntry:
     """``aot.resolve.precompile_with`` for ``pm.sample``'s preflight, its compiles counted in
     :data:`COUNTERS` (a stored entry is not a disk hit: no executable was loaded)."""
+    from ...aot.choice import auto_later
     from ...aot.choice.resolve import precompile_with
 
+    if _count_later not in auto_later.compiled_hooks:  # what auto compiles after the preflight counts too
+        auto_later.compiled_hooks.append(_count_later)
     entry = precompile_with(model, options, defer=defer, **shape)
     if entry.compiles:
         DEFAULT.count(entry, preflight=True)
     return entry
+
+
+def _count_later(compiles: int) -> None:
+    DEFAULT.count_later(compiles)
 
 
 def run_transform(

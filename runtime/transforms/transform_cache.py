@@ -137,6 +137,12 @@ class TransformCache:
                 self.counters.disk_hits += 1
                 self.counters.record("disk", entry.digest)
 
+    def count_later(self, compiles: int) -> None:
+        """Count what ``auto`` compiled behind a preflight, in the background (``aot.choice.auto_later``)."""
+        with self._lock:
+            self.counters.compiles += compiles
+            self.counters.preflight_compiles += compiles
+
     def load(
         self, request: TransformRequest, store: CacheStore | None, phases: Phases | None = None
     ) -> LoadedTransform:
