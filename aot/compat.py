@@ -116,3 +116,23 @@ def constant_coords(trace_coords: dict[str, Any], model: Any) -> set[str]:
         if same:
             found.add(dim)
     return found
+
+
+def extend_inference(idata: Any, other: Any) -> None:
+    """Add ``other``'s groups to ``idata`` as ``sample_posterior_predictive(extend_inferencedata=True)``
+    does: ArviZ 0.x's ``InferenceData.extend`` (PyMC 5); ``DataTree.update`` (PyMC 6), warning
+    first, as PyMC 6 does, when a group other than observed/constant data is overwritten."""
+    if callable(getattr(idata, "extend", None)):  # ArviZ 0.x InferenceData
+        idata.extend(other)
+        return
+    import warnings
+
+    conflicting = (set(idata.children) & set(other.children)) - {"observed_data", "constant_data"}
+    if conflicting:
+        warnings.warn(
+            f"groups {conflicting} already exist in the DataTree and will be overwritten. "
+            "To avoid this, set extend_inferencedata=False.",
+            UserWarning,
+            stacklevel=3,
+        )
+    idata.update(other)
