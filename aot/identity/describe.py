@@ -22,7 +22,7 @@ from pytensor.graph.op import Op
 from . import instances, usercode
 from .describer import DescribeState
 from .dispatch import registrations
-from .trust import is_a, is_versioned_class, is_versioned_module, resolves_to, versioned_caches
+from .trust import is_a, is_versioned_class, is_versioned_module, resolves_to, unfilled_caches, versioned_caches
 
 _PRIMITIVES = (type(None), bool, int, float, complex, str, bytes)
 _SEQUENCES = (list, tuple)
@@ -151,7 +151,7 @@ class Describer:
             declared = instances.declared_parameters(self, obj)
             if declared is not None:
                 return declared
-            state = instances.instance_state(self, obj, versioned_caches(cls))
+            state = instances.instance_state(self, obj, versioned_caches(cls), unfilled_caches(cls))
             if state is not None:
                 return ("object", cls.__module__, cls.__qualname__, state)
             return instances.describe_by_reduce(self, obj)

@@ -50,9 +50,10 @@ def _slot_names(cls: type) -> list[str]:
     return [n for n in names if n not in ("__dict__", "__weakref__")]
 
 
-def instance_state(d: Describer, obj: Any, skip: frozenset[str]) -> Any | None:
+def instance_state(d: Describer, obj: Any, skip: frozenset[str], unfilled: frozenset[str] = frozenset()) -> Any | None:
     """Every attribute of ``obj`` (``__dict__`` and slots), except the lazily filled caches of
-    versioned base classes in ``skip``; None if ``obj`` keeps no state Python can see."""
+    versioned base classes in ``skip``, and those in ``unfilled`` as None (as before first use);
+    None if ``obj`` keeps no state Python can see."""
     attrs = getattr(obj, "__dict__", None)
     slots = _slot_names(type(obj))
     if not isinstance(attrs, dict) and not slots:
@@ -60,7 +61,7 @@ def instance_state(d: Describer, obj: Any, skip: frozenset[str]) -> Any | None:
     items = []
     for name, value in sorted((attrs or {}).items()):
         if name not in skip:
-            items.append((name, d.labelled(f"attribute {name!r}", value)))
+            items.append((name, d.labelled(f"attribute {name!r}", None if name in unfilled else value)))
     for name in sorted(slots):
         if hasattr(obj, name):
             items.append((name, d.labelled(f"attribute {name!r}", getattr(obj, name))))

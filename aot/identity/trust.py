@@ -28,6 +28,13 @@ VERSIONED_CACHES: dict[tuple[str, str], frozenset[str]] = {
     | LAZY_OP_ATTRIBUTES,  # and PyTensor 3's (see aot.compat)
 }
 
+# Lazily filled state described as its unfilled value (None), so keys stay those of before.
+# frozendict (Elemwise.inplace_pattern) caches its own hash on first hash(): PyTensor 3 interns
+# ops, so whether it was filled depends on what the process did before (importing pytensor.xtensor).
+UNFILLED_CACHES: dict[tuple[str, str], frozenset[str]] = {
+    ("pytensor.misc.frozendict", "frozendict"): frozenset({"_hash"}),
+}
+
 _STDLIB_DIRS = tuple(
     {d + os.sep for p in (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"])
      for d in (os.path.abspath(p), os.path.realpath(p))}
@@ -123,6 +130,16 @@ def versioned_caches(cls: type) -> frozenset[str]:
     out: frozenset[str] = frozenset()
     for base in cls.__mro__:
         extra = VERSIONED_CACHES.get((base.__module__, base.__qualname__))
+        if extra and is_versioned_class(base):
+            out |= extra
+    return out
+
+
+def unfilled_caches(cls: type) -> frozenset[str]:
+    """Instance attributes of ``cls`` described as unfilled (see ``UNFILLED_CACHES``)."""
+    out: frozenset[str] = frozenset()
+    for base in cls.__mro__:
+        extra = UNFILLED_CACHES.get((base.__module__, base.__qualname__))
         if extra and is_versioned_class(base):
             out |= extra
     return out
