@@ -47,7 +47,12 @@ class Candidate:
 
 @dataclass(frozen=True)
 class AutoChoice:
-    """What ``auto`` chose under which budget, and the numbers it chose from."""
+    """What ``auto`` chose under which budget, and the numbers it chose from.
+
+    ``pending``: candidates not compiled yet (a first run inside ``pm.sample`` compiles the
+    rule's winner, or its predicted winner, and the others in the background); ``note``
+    says why they could wait. Empty once the choice is complete.
+    """
 
     chosen: str
     chosen_key: str | None
@@ -55,9 +60,15 @@ class AutoChoice:
     budget: int
     rule: str
     candidates: tuple[Candidate, ...]
+    pending: tuple[str, ...] = ()
+    note: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "candidates": [c.as_dict() for c in self.candidates]}
+        """The stored form; ``pending`` and ``note`` only while candidates are pending."""
+        d = {**asdict(self), "candidates": [c.as_dict() for c in self.candidates], "pending": list(self.pending)}
+        if not self.pending:
+            del d["pending"], d["note"]
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> AutoChoice:
@@ -68,4 +79,6 @@ class AutoChoice:
             budget=int(d["budget"]),
             rule=str(d["rule"]),
             candidates=tuple(Candidate.from_dict(c) for c in d["candidates"]),
+            pending=tuple(str(p) for p in d.get("pending", ())),
+            note=str(d.get("note", "")),
         )

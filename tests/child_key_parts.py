@@ -7,10 +7,8 @@ so any layout of the package answers.
 
 from __future__ import annotations
 
-import gc
 import json
 
-from pytensor.misc.frozendict import frozendict
 from zoo import ZOO  # this script's folder is first on sys.path
 
 import pymc_aot
@@ -26,19 +24,8 @@ CASES = (
 )
 
 out: dict = {"package": pymc_aot.__file__, "parts": {}}
-
-def _forget_frozendict_hashes() -> None:
-    """frozendict (Elemwise.inplace_pattern) caches its hash in the instance; whether it had was
-    the process's history (PyTensor 3 interns ops), described before the move and not since
-    (aot.identity.trust.UNFILLED_CACHES). Unfilled everywhere, both checkouts describe the same."""
-    for obj in gc.get_objects():
-        if type(obj) is frozendict:
-            obj._hash = None
-
-
 for name, build in ZOO.items():
     model = build()
-    _forget_frozendict_hashes()
     fp = aot.fingerprint_model(model)
     values = aot.value_signature(model, fp, 2, 10)
     for case in CASES:

@@ -19,6 +19,9 @@ def cache_dir(tmp_path: Path) -> Path:
     path = tmp_path / "cache"
     os.environ["PYMC_AOT_CACHE_DIR"] = str(path)
     yield path
+    from pymc_aot.aot.choice import auto_later
+
+    auto_later.wait()  # a first pm.sample's remaining candidates, before the directory goes
     os.environ.pop("PYMC_AOT_CACHE_DIR", None)
     runtime.clear_memo()
 

@@ -9,6 +9,8 @@ file is given as ``HELPERS[case]``.
 
 from __future__ import annotations
 
+import twins_dynamic as dynamic
+
 _HEAD = """
 import math
 
@@ -274,12 +276,15 @@ with pm.Model() as model:
     ),
 }
 
-HELPERS: dict[str, tuple[str, str]] = {"helper_module_value": ("helper_consts.py", "UPPER = {X}\n")}
+HELPERS: dict[str, tuple[str, str]] = {"helper_module_value": ("helper_consts.py", "UPPER = {X}\n")} | dynamic.HELPERS
+CASES |= dynamic.DYNAMIC
+GLOBAL_CASES = dynamic.GLOBAL
+"""Cases that change process-wide state: each batch of them runs in child processes of its own."""
 
 
 def write_case(directory, case: str, version: int) -> None:
     """Write the model file (and helper) of ``case`` in its ``version`` (0 or 1) into ``directory``."""
-    source, *values, _ = CASES[case]
+    source, *values, _ = (CASES | GLOBAL_CASES)[case]
     value = values[version]
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "model.py").write_text(_HEAD + source.replace("{X}", value))

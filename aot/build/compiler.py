@@ -104,7 +104,10 @@ def compile_transform(
     say("compiling")
     compiled = lowered.compile()
     t3 = time.perf_counter()
-    payload, _, _ = serialize(compiled)
+    try:
+        payload, _, _ = serialize(compiled)
+    except Exception:  # noqa: BLE001 - host callbacks (jax.pure_callback) cannot be serialized: run uncached
+        payload = b""
     timings = CompileTimings(build=t1 - t0, lower=t2 - t1, compile=t3 - t2, serialize=time.perf_counter() - t3)
     shapes = tuple((tuple(int(s) for s in o.shape), str(o.dtype)) for o in lowered.out_info)
     metadata = EntryMetadata(

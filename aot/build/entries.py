@@ -134,7 +134,9 @@ def compile_and_store(
     compiled = compiler.compile_transform(request, graph=graph, progress=progress)
     metadata = dataclasses.replace(compiled.metadata, requested=True) if requested else compiled.metadata
     stored = False
-    if store is not None:
+    if not compiled.payload:
+        _warn_unstorable(request)
+    elif store is not None:
         if progress:
             progress("storing")
         stored = store.put(request.key.digest, compiled.payload, metadata.to_json())
@@ -148,6 +150,23 @@ def compile_and_store(
         payload=compiled.payload,
         executable=compiled.executable,
     )
+
+
+_warned_unstorable: set[str] = set()
+
+
+def _warn_unstorable(request: TransformRequest) -> None:
+    """One warning per model: its executable holds host callbacks and is run without being stored."""
+    model = request.fingerprint.model_hash
+    if model not in _warned_unstorable:
+        _warned_unstorable.add(model)
+        import warnings
+
+        warnings.warn(
+            f"pymc-aot: the transform of model {request.model_name or '(unnamed)'!r} calls back into Python "
+            "(jax.pure_callback) and cannot be stored; it runs uncached",
+            stacklevel=3,
+        )
 
 
 def fetch_or_compile(

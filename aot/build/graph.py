@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pymc.sampling.jax  # noqa: F401 - registers PyMC's JAX dispatches (Assert, PosDefMatrix)
+import pytensor.tensor as pt
 from pytensor.compile import SharedVariable, mode
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.replace import clone_replace
@@ -15,7 +16,7 @@ from pytensor.graph.traversal import graph_inputs
 from pytensor.link.jax.dispatch import jax_funcify
 from pytensor.tensor.random.type import RandomType
 
-from ..identity.fingerprint import ModelFingerprint
+from ..identity.fingerprint import ModelFingerprint, is_static_data
 from ..identity.shared_data import as_argument
 from ..identity.spec import CONSTRAINED_KINDS, OutputSpec
 
@@ -87,6 +88,8 @@ def jaxify(
     if any(isinstance(v.type, RandomType) for v in shared):
         raise ValueError("the outputs depend on a random generator; they cannot be postprocessed")
     positions = {id(v): i for i, v in enumerate(fingerprint.data)}
+    static = {v: pt.constant(v.get_value(), dtype=v.type.dtype) for v in shared if is_static_data(v)}
+    shared = [v for v in shared if v not in static]
     missing = [v for v in shared if id(v) not in positions]
     if missing:
         raise ValueError(
@@ -95,6 +98,7 @@ def jaxify(
         )
     data_indices = tuple(sorted(positions[id(v)] for v in shared))
     data_vars = [fingerprint.data[i] for i in data_indices]
+    outputs = clone_replace(outputs, replace=static) if static else outputs
     arguments = [as_argument(v) for v in data_vars]
     stand_ins = {v: stand_in for v, (_, stand_in) in zip(data_vars, arguments, strict=True)}
     outputs = clone_replace(outputs, replace=stand_ins)

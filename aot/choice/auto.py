@@ -257,24 +257,34 @@ def _pick_sized(search: _Search, probe: EntryMetadata, family: str) -> tuple[Can
 
 def choose(request: TransformRequest, store: CacheStore | None, progress: Progress | None = None) -> TransformEntry:
     """The ``auto`` entry of ``request``: the stored choice if it still holds (see
-    :func:`acceptable`), else a new one."""
-    budget = request.budget
-    assert request.strategy is None and budget is not None, "choose() takes an auto request"
+    :func:`acceptable`) and is complete, else a new one (a run about to sample chooses with
+    fewer compiles: :mod:`.auto_first`; a choice it left pending is completed here)."""
+    assert request.strategy is None and request.budget is not None, "choose() takes an auto request"
     found = read_entry(store, request.key)
-    if found is not None and found.metadata.auto is not None and acceptable(found.metadata.auto, request):
+    choice = found.metadata.auto if found is not None else None
+    if found is not None and choice is not None and acceptable(choice, request) and not choice.pending:
         return found
     search = _Search(request, store, progress)
     probe = search.attempt(_named("batched", 1)).metadata
     best, rule = _pick(search, probe) if request.family is None else _pick_sized(search, probe, request.family)
+    return record_choice(search, best, rule)
+
+
+def record_choice(
+    search: _Search, best: Candidate, rule: str, pending: tuple[str, ...] = (), note: str = ""
+) -> TransformEntry:
+    """Store ``best`` (its executable, every candidate's numbers) under the auto key."""
+    request, store = search.request, search.store
     chosen = search.tried[best.strategy]
-    winner = _winner(chosen, store, search.graph, progress)
+    winner = _winner(chosen, store, search.graph, search.progress)
     rebuilt = chosen.entry is None and not winner.cached
-    choice = AutoChoice(best.strategy, best.key, best.peak, budget, rule, tuple(search.weighed()))
-    digest = request.key.digest
-    metadata = dataclasses.replace(
-        winner.metadata, key=request.key.parts(), digest=digest, auto=choice, executable_size=None
+    choice = AutoChoice(
+        best.strategy, best.key, best.peak, search.budget, rule, tuple(search.weighed()), pending, note
     )
-    stored = store.put(digest, winner.payload, metadata.to_json()) if store is not None else False
+    metadata = dataclasses.replace(
+        winner.metadata, key=request.key.parts(), digest=request.key.digest, auto=choice, executable_size=None
+    )
+    stored = store.put(request.key.digest, winner.payload, metadata.to_json()) if store is not None else False
     return TransformEntry(
         request.key,
         metadata,

@@ -19,14 +19,21 @@ from ..strategies.strategies import AUTO
 from . import auto
 
 
-def resolve(request: TransformRequest, store: CacheStore | None, progress: Progress | None = None) -> TransformEntry:
+def resolve(
+    request: TransformRequest, store: CacheStore | None, progress: Progress | None = None, *, defer: bool = False
+) -> TransformEntry:
     """The entry of ``request``, from ``store`` or compiled (and stored).
 
     A concrete request is read or compiled; an ``auto`` request gets a strategy chosen under
     its budget (or the stored choice), see :mod:`pymc_aot.aot.choice.auto`. Every caller -- precompile,
-    the runtime -- goes through here, once per request.
+    the runtime -- goes through here, once per request. ``defer``: ``auto`` compiles what its
+    choice needs now and its other candidates in the background (a run about to sample).
     """
     if request.strategy is None:
+        if defer:
+            from .auto_first import choose_first
+
+            return choose_first(request, store, progress)
         return auto.choose(request, store, progress)
     return fetch_or_compile(request, store, progress)
 
@@ -84,15 +91,17 @@ def precompile_with(
     cache: CacheStore | str | None = None,
     progress: Progress | None = None,
     inputs: InputKind = "unconstrained",
+    defer: bool = False,
 ) -> TransformEntry:
-    """:func:`precompile` with the request's options as one value (``compare`` and the hooks)."""
+    """:func:`precompile` with the request's options as one value (``compare`` and the hooks);
+    ``defer``: see :func:`resolve`."""
     fp = fingerprint_model(model)
     _warn_discrete(model)
     values, spec = _inputs_and_outputs(model, fp, chains, draws, inputs, options.var_names, options.log_likelihood)
     request = make_request(model, values, options, fingerprint=fp, spec=spec)
     store = cache if isinstance(cache, CacheStore) else CacheStore(cache)
     try:
-        entry = resolve(request, store, progress)
+        entry = resolve(request, store, progress, defer=defer)
         if request.strategy is not None and entry.cached and not entry.metadata.requested:
             from ...cache.candidates import mark_requested  # a write, never on a hit
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import functools
 import hashlib
+import os
 import types
 from collections import OrderedDict
 from typing import Any
@@ -22,7 +23,7 @@ from pytensor.graph.op import Op
 from . import instances, usercode
 from .describer import DescribeState
 from .dispatch import registrations
-from .trust import is_a, is_versioned_class, is_versioned_module, resolves_to, unfilled_caches, versioned_caches
+from .trust import is_a, is_versioned_class, is_versioned_module, replaced_methods, resolves_to, versioned_caches
 
 _PRIMITIVES = (type(None), bool, int, float, complex, str, bytes)
 _SEQUENCES = (list, tuple)
@@ -148,12 +149,19 @@ class Describer:
         if cls.__module__.startswith(("jax.", "jaxlib.")) and hasattr(obj, "__array__"):
             return ("jax-array", array_digest(obj))
         if is_versioned_class(cls):
+            if obj is os.environ or obj is getattr(os, "environb", None):
+                return self.unsure(obj, "reads the process environment")
+            replaced = self.state.replaced.get(cls)
+            if replaced is None:
+                replaced = self.state.replaced[cls] = replaced_methods(cls)
+            if replaced:
+                return self.unsure(obj, f"versioned code replaced at run time ({', '.join(replaced)})")
             declared = instances.declared_parameters(self, obj)
             if declared is not None:
                 return declared
-            state = instances.instance_state(self, obj, versioned_caches(cls), unfilled_caches(cls))
-            if state is not None:
-                return ("object", cls.__module__, cls.__qualname__, state)
+            state = instances.instance_state(self, obj, versioned_caches(cls))
+            if state is not None:  # a versioned dict, list or set subclass (Counter, ...) also by its content
+                return ("object", cls.__module__, cls.__qualname__, state, instances.builtin_content(self, obj))
             return instances.describe_by_reduce(self, obj)
         self.state.user_objects += 1
         if self.state.user_objects > MAX_USER_OBJECTS:

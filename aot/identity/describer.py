@@ -21,6 +21,8 @@ class DescribeState:
     where: str = ""
     path: list[str] = field(default_factory=list)
     user_objects: int = 0
+    replaced: dict[type, tuple[str, ...]] = field(default_factory=dict)
+    """``trust.replaced_methods`` per class, checked once per fingerprint (classes recur at many nodes)."""
 
     def unsure(self, why: str) -> None:
         trail = " > ".join(self.path)

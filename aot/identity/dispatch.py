@@ -106,3 +106,24 @@ def _unwrap(fn: Any) -> Any:
     while isinstance(fn, functools.partial) and not fn.args and not fn.keywords:
         fn = fn.func
     return fn
+
+
+GLOBAL_REGISTRIES = ("jax_funcify", "jax_funcify_scalar_op_via_py_operators")
+"""Registries whose user registrations are part of every model's key, whether or not the op type is
+in the model's graph: an op can appear only after rewriting (``log1p(exp(x))`` becomes ``Softplus``)
+or be made inside user code at build time (a ``logp``, a ``Transform.backward``). PyTensor itself
+registers only plainly versioned functions there, so a model without user registrations adds nothing."""
+
+
+def user_registrations() -> tuple[tuple[str, type, Callable[..., Any]], ...]:
+    """``(registry name, type, function)`` for every registration in ``GLOBAL_REGISTRIES`` that is
+    not plainly versioned, in a stable order."""
+    out = []
+    for module, name in REGISTRIES:
+        registry = _registry(module, name) if name in GLOBAL_REGISTRIES else None
+        if registry is None:
+            continue
+        bound, _ = _types_bound_to_user_code(registry)
+        for op_type in sorted(bound, key=lambda t: (t.__module__, t.__qualname__)):
+            out.append((name, op_type, registry.registry[op_type]))
+    return tuple(out)

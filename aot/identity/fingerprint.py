@@ -22,10 +22,12 @@ import numpy as np
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.op import HasInnerGraph
+from pytensor.tensor.variable import TensorVariable
 
 from ..compat import is_inner_graph
 from .describe import Describer, short_hash
 from .describer import DescribeState
+from .dispatch import user_registrations
 from .instances import has_inner_graph
 from .rewrites import user_rewrites
 from .shared_data import is_data
@@ -92,6 +94,9 @@ class GraphHasher(Describer):
         if is_a(v, Constant):
             return ("const", self.short(v.type), self.describe(v.data))
         if is_a(v, SharedVariable):
+            if is_a(v, TensorVariable) and is_static_data(v):
+                # a shape or slice bound: a compile-time constant, keyed by its current value
+                return ("static-data", self.short(v.type), v.name, self.describe(v.get_value(borrow=True)))
             if is_data(v):  # pm.Data, pymc.dims' xtensor data
                 position = len(self.shared)
                 self.shared.append(v)
@@ -122,6 +127,12 @@ class GraphHasher(Describer):
             outputs = tuple(inner.token(o) for o in obj.outputs)
             return ("fgraph", inner.digest(outputs))
         return None
+
+
+def is_static_data(var: Any) -> bool:
+    """An integer or boolean scalar ``pm.Data``: it can be a shape or a slice bound, which JAX must
+    know when tracing, so it is a constant of the executable (keyed by value), not an argument."""
+    return var.type.ndim == 0 and str(var.type.dtype).startswith(("int", "uint", "bool"))
 
 
 _PLAIN = frozenset({type(None), bool, int, float, str, bytes, np.dtype})
@@ -218,6 +229,10 @@ def fingerprint_model(model: Any) -> ModelFingerprint:
     state.where = "graph rewrites registered by user code"
     for db, name, rewriter in user_rewrites():
         parts.append(("rewrite", db, name, hasher.labelled(f"{name!r} in {db}", rewriter)))
+    state.where = "JAX registrations made by user code"
+    for registry, op_type, fn in user_registrations():
+        label = f"{registry} for {op_type.__qualname__}"
+        parts.append(("registration", registry, hasher.labelled(label, op_type), hasher.labelled(label, fn)))
     values = [model.rvs_to_values[rv] for rv in model.free_RVs]
     return ModelFingerprint(
         model_hash=hasher.digest("model", tuple(parts)),

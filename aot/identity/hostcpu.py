@@ -55,3 +55,15 @@ def cpu_features() -> str:
     features = platform.processor() or "unknown features" if flags is None else " ".join(isa_features(flags, machine))
     cap = _max_isa()
     return f"{machine}: {features}" + (f" max_isa={cap}" if cap else "")
+
+
+XLA_FLAGS_NOT_IN_KEY = ("--xla_force_host_platform_device_count", "--xla_dump_", "--xla_cpu_max_isa")
+"""XLA flags that do not change what an executable computes (host device count: the mesh is keyed
+separately; dumps) or are keyed elsewhere (the ISA cap, in ``cpu_features``). Every other flag
+(``--xla_cpu_enable_fast_math=true``, ...) is part of the key."""
+
+
+def xla_flags() -> str:
+    """``XLA_FLAGS`` as XLA's compiler sees it, sorted, without ``XLA_FLAGS_NOT_IN_KEY``."""
+    flags = os.environ.get("XLA_FLAGS", "").split()
+    return " ".join(sorted(f for f in flags if not f.startswith(XLA_FLAGS_NOT_IN_KEY)))

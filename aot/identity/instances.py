@@ -5,6 +5,7 @@ from __future__ import annotations
 import copyreg
 import dataclasses
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,10 +29,16 @@ def _is_scan(obj: Any) -> bool:
 def declared_parameters(d: Describer, obj: Any) -> Any | None:
     """A versioned object by what its class declares it is: ``__props__`` (PyTensor's contract:
     ops and types with equal props are interchangeable), dataclass fields, or a Scan's inner
-    graph and settings. None if it declares nothing."""
+    graph and settings; a mapping (PyTensor's ``frozendict``) by its items, never by the hash it
+    caches on first use. None if it declares nothing."""
     cls = type(obj)
+    if Mapping in cls.__mro__:
+        return ("mapping", cls.__module__, cls.__qualname__, d.describe(dict(obj.items())))
     if _is_scan(obj):
-        return ("scan", d.describe(obj.info), obj.truncate_gradient, obj.name, obj.allow_gc, d.describe(obj.fgraph))
+        # the mode: PyTensor's JAX Scan rewrites the inner graph with it
+        mode = d.labelled("its mode", obj.mode)
+        info, inner = d.describe(obj.info), d.describe(obj.fgraph)
+        return ("scan", info, obj.truncate_gradient, obj.name, obj.allow_gc, mode, inner)
     props = getattr(cls, "__props__", None)
     if props is not None and not has_inner_graph(obj):
         values = tuple((p, d.labelled(f"parameter {p!r}", getattr(obj, p, None))) for p in props)
@@ -50,10 +57,9 @@ def _slot_names(cls: type) -> list[str]:
     return [n for n in names if n not in ("__dict__", "__weakref__")]
 
 
-def instance_state(d: Describer, obj: Any, skip: frozenset[str], unfilled: frozenset[str] = frozenset()) -> Any | None:
+def instance_state(d: Describer, obj: Any, skip: frozenset[str]) -> Any | None:
     """Every attribute of ``obj`` (``__dict__`` and slots), except the lazily filled caches of
-    versioned base classes in ``skip``, and those in ``unfilled`` as None (as before first use);
-    None if ``obj`` keeps no state Python can see."""
+    versioned base classes in ``skip``; None if ``obj`` keeps no state Python can see."""
     attrs = getattr(obj, "__dict__", None)
     slots = _slot_names(type(obj))
     if not isinstance(attrs, dict) and not slots:
@@ -61,7 +67,7 @@ def instance_state(d: Describer, obj: Any, skip: frozenset[str], unfilled: froze
     items = []
     for name, value in sorted((attrs or {}).items()):
         if name not in skip:
-            items.append((name, d.labelled(f"attribute {name!r}", None if name in unfilled else value)))
+            items.append((name, d.labelled(f"attribute {name!r}", value)))
     for name in sorted(slots):
         if hasattr(obj, name):
             items.append((name, d.labelled(f"attribute {name!r}", getattr(obj, name))))

@@ -12,7 +12,7 @@ import pytensor
 
 from ..strategies.strategies import AUTO, Strategy
 from .fingerprint import ModelFingerprint
-from .hostcpu import cpu_features
+from .hostcpu import cpu_features, xla_flags
 from .spec import OutputSpec
 from .versions import KEY_FORMAT, library_versions
 
@@ -52,6 +52,10 @@ class TransformKey:
     cpu: str = ""
     mesh: str = ""
     """``sharded``: the device mesh (``MeshPlan.key_part``); empty, and left out, otherwise."""
+    compile_config: str = ""
+    """The settings that reach the build besides the graph: PyTensor's rewrite configuration
+    (``PYTENSOR_FLAGS`` mode, optimizer, ...: PyTensor's JAX Scan rewrites its inner graph
+    with it) and ``XLA_FLAGS`` (see ``hostcpu.xla_flags``)."""
     format: int = KEY_FORMAT
 
     def parts(self) -> dict[str, Any]:
@@ -124,4 +128,17 @@ def make_key(
         key_reasons=fingerprint.reasons,
         cpu=cpu_features() if platform == "cpu" else "",
         mesh=mesh.key_part() if mesh is not None else "",
+        compile_config=compile_config(),
     )
+
+
+PYTENSOR_SETTINGS = ("mode", "linker", "optimizer", "optimizer_excluding", "optimizer_including",
+                     "optimizer_requiring", "on_opt_error", "cast_policy")
+"""``pytensor.config`` settings that reach the rewrite of the transform or of an inner graph."""
+
+
+def compile_config() -> str:
+    """The PyTensor settings in ``PYTENSOR_SETTINGS`` and ``XLA_FLAGS``, as one string."""
+    config = pytensor.config
+    settings = ";".join(f"{name}={getattr(config, name, None)}" for name in PYTENSOR_SETTINGS)
+    return f"{settings};xla={xla_flags()}"

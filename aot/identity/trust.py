@@ -28,13 +28,6 @@ VERSIONED_CACHES: dict[tuple[str, str], frozenset[str]] = {
     | LAZY_OP_ATTRIBUTES,  # and PyTensor 3's (see aot.compat)
 }
 
-# Lazily filled state described as its unfilled value (None), so keys stay those of before.
-# frozendict (Elemwise.inplace_pattern) caches its own hash on first hash(): PyTensor 3 interns
-# ops, so whether it was filled depends on what the process did before (importing pytensor.xtensor).
-UNFILLED_CACHES: dict[tuple[str, str], frozenset[str]] = {
-    ("pytensor.misc.frozendict", "frozendict"): frozenset({"_hash"}),
-}
-
 _STDLIB_DIRS = tuple(
     {d + os.sep for p in (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"])
      for d in (os.path.abspath(p), os.path.realpath(p))}
@@ -135,11 +128,36 @@ def versioned_caches(cls: type) -> frozenset[str]:
     return out
 
 
-def unfilled_caches(cls: type) -> frozenset[str]:
-    """Instance attributes of ``cls`` described as unfilled (see ``UNFILLED_CACHES``)."""
-    out: frozenset[str] = frozenset()
-    for base in cls.__mro__:
-        extra = UNFILLED_CACHES.get((base.__module__, base.__qualname__))
-        if extra and is_versioned_class(base):
-            out |= extra
-    return out
+def _foreign(fn: Any) -> bool:
+    """A function that is not the versioned packages' code: its module is not versioned, or its code
+    comes from a file outside them and the standard library (code made at run time, ``<string>`` of dataclasses or
+    ``<frozen ...>`` of the standard library, is judged by its module)."""
+    filename = fn.__code__.co_filename
+    if not is_versioned_module(getattr(fn, "__module__", None)):
+        return True
+    if filename.startswith("<") or is_versioned_file(filename, fn.__module__):
+        return False
+    return not is_versioned_file(filename, "functools")  # a standard library wrapper (dataclasses' repr)
+
+
+_methods_memo: dict[type, tuple[tuple[int, ...], tuple[str, ...]]] = {}
+_FUNCTION_KINDS = (staticmethod, classmethod)
+
+
+def replaced_methods(cls: type) -> tuple[str, ...]:
+    """Methods of versioned classes in ``cls``'s MRO that are not versioned code: a user who set
+    ``LogTransform.backward = my_backward`` changed what the class computes under its versioned
+    name. Rechecked when a class dict's values change (identities only: cheap)."""
+    bases = [b for b in cls.__mro__ if b is not object and is_versioned_class(b)]
+    ids = tuple(id(v) for b in bases for v in vars(b).values())
+    found = _methods_memo.get(cls)
+    if found is not None and found[0] == ids:
+        return found[1]
+    replaced = []
+    for base in bases:
+        for name, value in vars(base).items():
+            fn = value.__func__ if isinstance(value, _FUNCTION_KINDS) else value
+            if type(fn).__name__ == "function" and _foreign(fn):
+                replaced.append(f"{base.__qualname__}.{name}")
+    _methods_memo[cls] = (ids, tuple(replaced))
+    return tuple(replaced)

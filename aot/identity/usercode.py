@@ -21,6 +21,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .dynamic_reads import COMPUTED_NAME, DYNAMIC_LOOKUPS, computed_attribute_name
 from .trust import is_versioned_class, is_versioned_function, is_versioned_module
 
 if TYPE_CHECKING:
@@ -29,10 +30,6 @@ if TYPE_CHECKING:
 _GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL"})
 _ATTR_OPS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR", "IMPORT_FROM", "STORE_ATTR"})
 _CLASS_NOISE = frozenset({"__dict__", "__weakref__", "__module__", "__qualname__", "__doc__", "__firstlineno__"})
-
-
-_DYNAMIC_LOOKUPS = frozenset({"eval", "exec", "compile", "globals", "locals", "vars", "__import__", "import_module"})
-"""Callables that look names up from strings computed at run time: no static read set exists."""
 
 
 class CodeReads(NamedTuple):  # immutable and hashable as a frozen dataclass, and ~6x cheaper to define
@@ -69,6 +66,8 @@ def code_reads(code: types.CodeType) -> CodeReads:
             attrs.add(const)
     # "import a.b" reads attribute b of a; "from a import b" is IMPORT_FROM above
     attrs |= {part for name in imports for part in name.split(".")[1:]}
+    if computed_attribute_name(code):
+        names.add(COMPUTED_NAME)
     return CodeReads(frozenset(names), frozenset(attrs), frozenset(imports))
 
 
@@ -153,7 +152,7 @@ def describe_function(d: Describer, fn: types.FunctionType) -> Any:
 
 
 def _globals(d: Describer, fn: types.FunctionType, reads: CodeReads) -> tuple[Any, ...]:
-    dynamic = sorted(_DYNAMIC_LOOKUPS & (reads.globals | reads.attrs))
+    dynamic = sorted(DYNAMIC_LOOKUPS & (reads.globals | reads.attrs))
     if dynamic:
         return (d.unsure(fn, f"looks names up at run time ({', '.join(dynamic)})"),)
     out = []
@@ -165,9 +164,8 @@ def _globals(d: Describer, fn: types.FunctionType, reads: CodeReads) -> tuple[An
         if name in namespace:
             out.append((name, _global_value(d, name, namespace[name], reads.attrs)))
         elif name in fn_builtins:
-            value = fn_builtins[name]
-            same = getattr(builtins, name, _EMPTY_CELL) is value
-            out.append((name, ("builtin",) if same else d.labelled(f"builtin {name!r}", value)))
+            # by value: a name injected into builtins is as much an input as a global
+            out.append((name, d.labelled(f"builtin {name!r}", fn_builtins[name])))
         else:
             out.append((name, ("unbound",)))
     for module in sorted(reads.imports):
@@ -211,6 +209,8 @@ def describe_module(d: Describer, module: types.ModuleType, attrs: frozenset[str
     versioned = is_versioned_module(module.__name__)
     if not versioned and "__getattr__" in namespace:
         out = d.unsure(module, f"module {module.__name__} computes its attributes (__getattr__)")
+    elif "__dict__" in attrs:  # module.__dict__[name]: which names is not static
+        out = d.unsure(module, f"reads module {module.__name__} through its __dict__")
     else:
         out = ("module", module.__name__, tuple(
             (a, _attribute(d, module, a, namespace[a], attrs, versioned)) for a in sorted(attrs) if a in namespace

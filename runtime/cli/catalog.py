@@ -117,8 +117,11 @@ def candidate_json(candidate: Candidate) -> dict[str, Any]:
 
 def listed_json(item: Listed, listed: set[str]) -> dict[str, Any]:
     doc = entry_json(meta(item.record), item.record, role=role(item.record, listed))
-    if meta(item.record).auto is not None:
+    auto = meta(item.record).auto
+    if auto is not None:
         doc["candidates"] = [candidate_json(c) for c in item.candidates]
+        if auto.pending:  # a first run's choice, its other candidates still to compile
+            doc["pending"] = {"candidates": list(auto.pending), "why": auto.note}
     return doc
 
 

@@ -35,6 +35,8 @@ def show_entry(
     if auto is not None and item is not None:
         output.echo(f"{'auto':10s} chose {auto.chosen} under a budget of {human_bytes(auto.budget)}")
         output.echo(f"{'rule':10s} {auto.rule}")
+        if auto.pending:
+            output.echo(f"{'pending':10s} not compiled yet: {', '.join(auto.pending)} ({auto.note})")
         rows = [
             (
                 c.summary.strategy + (" *" if c.chosen else ""),

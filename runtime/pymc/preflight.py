@@ -1,4 +1,5 @@
-"""Before ``pm.sample`` samples, with ``auto``: choose (and compile) the strategies, refuse what won't fit."""
+"""Before ``pm.sample`` samples, with ``auto``: choose (and compile) the strategies, refuse what won't fit;
+candidates the choice does not need compile in the background (``aot.choice.auto_first``)."""
 
 from __future__ import annotations
 
@@ -33,5 +34,5 @@ def preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int 
     )
     shape = {"chains": kwargs.get("chains", 4), "draws": draws, "cache": options.cache_dir}
     for log_likelihood in wanted:
-        precompile_counted(model, request.replace(log_likelihood=log_likelihood), **shape)
+        precompile_counted(model, request.replace(log_likelihood=log_likelihood), defer=True, **shape)
     return budget

@@ -56,12 +56,12 @@ def load_or_compile(request: TransformRequest, store: CacheStore | None) -> Load
     return DEFAULT.load(request, store)
 
 
-def precompile_counted(model: Any, options: RequestOptions, **shape: Any) -> TransformEntry:
+def precompile_counted(model: Any, options: RequestOptions, defer: bool = False, **shape: Any) -> TransformEntry:
     """``aot.resolve.precompile_with`` for ``pm.sample``'s preflight, its compiles counted in
     :data:`COUNTERS` (a stored entry is not a disk hit: no executable was loaded)."""
     from ...aot.choice.resolve import precompile_with
 
-    entry = precompile_with(model, options, **shape)
+    entry = precompile_with(model, options, defer=defer, **shape)
     if entry.compiles:
         DEFAULT.count(entry, preflight=True)
     return entry

@@ -1,0 +1,84 @@
+"""The first ``pm.sample`` with ``pymc_aot.enable()`` against stock PyMC, and the warm one after.
+
+    python bench/first_run.py [--quick] [--models radon,lkj] [--repeats 1]
+
+Per model, fresh processes in turn: ``stock`` (``pm.sample(nuts_sampler="numpyro")``),
+``cold`` (inside ``enable()``, empty cache: auto's choice and compiles happen here) and
+``warm`` (the same cache again: nothing compiled). Each times ``pm.sample`` (``total``) and
+its postprocessing part (``post``: pymc-aot's preflight plus the ``_postprocess_samples``
+seam; stock: PyMC's seam). Models: bench/models.py's and bench/first_run_models.py's
+(radon with coords, a latent GP, an LKJ model). Ratios are within one run: the machine is shared.
+
+Targets (issue 27): cold/stock total <= 1.1 and cold/stock post <= 1.5 on every model.
+``--quick``: models at scale 0.25, 4 chains x 300 draws, 300 tuning steps, one repeat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import median, run_child
+from bench.first_run_models import REAL_WORLD
+from bench.models import MODELS
+
+ALL = [*MODELS, *REAL_WORLD]
+MODES = ("stock", "cold", "warm")
+
+
+def measure(model: str, scale: float, chains: int, draws: int, tune: int, repeats: int) -> dict[str, object]:
+    runs: dict[str, list[dict]] = {m: [] for m in MODES}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(repeats):
+            for mode in MODES:
+                cache = f"{tmp}/cache{i}"
+                args = (mode, model, str(scale), str(chains), str(draws), str(tune), cache)
+                runs[mode].append(run_child("_first_run_child.py", *args))
+    out: dict[str, object] = {"model": model}
+    for mode, rs in runs.items():
+        out[f"{mode}_total"] = median([r["total"] for r in rs])
+        out[f"{mode}_post"] = median([r["post"] for r in rs])
+    out["cold_compiles"] = max(r["compiles"] for r in runs["cold"])
+    out["cold_later"] = max(r["later"] for r in runs["cold"])
+    out["warm_compiles"] = max(r["compiles"] for r in runs["warm"])
+    out["cold_over_stock_total"] = out["cold_total"] / out["stock_total"]
+    out["cold_over_stock_post"] = out["cold_post"] / out["stock_post"]
+    out["warm_over_stock_total"] = out["warm_total"] / out["stock_total"]
+    out["same"] = len({round(r["checksum"], 6) for rs in runs.values() for r in rs}) == 1
+    return out
+
+
+def row(r: dict) -> str:
+    return (
+        f"{r['model']:18s} stock {r['stock_total']:6.1f}s (post {r['stock_post']:5.2f})  "
+        f"cold {r['cold_total']:6.1f}s (post {r['cold_post']:5.2f}, {r['cold_compiles']}+{r['cold_later']} compiles)  "
+        f"warm {r['warm_total']:6.1f}s (post {r['warm_post']:5.2f})  "
+        f"cold/stock total {r['cold_over_stock_total']:.2f} post {r['cold_over_stock_post']:.2f}  "
+        f"warm/stock total {r['warm_over_stock_total']:.2f}  same {r['same']}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--models", default=",".join(ALL))
+    parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--json", action="store_true")
+    opts = parser.parse_args()
+    scale, chains, draws, tune = (0.25, 4, 300, 300) if opts.quick else (1.0, 4, 1000, 1000)
+    repeats = opts.repeats or (1 if opts.quick else 3)
+    results = []
+    for model in opts.models.split(","):
+        results.append(measure(model, scale, chains, draws, tune, repeats))
+        print(json.dumps(results[-1]) if opts.json else row(results[-1]), flush=True)
+    met = all(r["cold_over_stock_total"] <= 1.1 and r["cold_over_stock_post"] <= 1.5 for r in results)
+    print(f"targets (cold/stock total <= 1.1, post <= 1.5 on every model): {'met' if met else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
