@@ -83,3 +83,56 @@ def replace_group(idata: Any, name: str, dataset: Any) -> None:
         setattr(idata, name, dataset)
     else:
         idata[name] = dataset
+
+
+def constant_coords(trace_coords: dict[str, Any], model: Any) -> set[str]:
+    """The dims whose coordinates are as inference saw them (``trace_coords``): those a
+    posterior predictive keeps as given rather than drawn afresh.
+
+    PyMC 5.x names this ``pymc.sampling.forward.get_constant_coords``. PyMC 6.x dropped it: its
+    ``_build_constant_data`` keeps a dim's shared length as trace-time data when the labels
+    match the model's (or, for a dim declared by length only, when the length does); that rule
+    is applied here.
+    """
+    try:
+        from pymc.sampling.forward import get_constant_coords
+    except ImportError:  # PyMC 6
+        pass
+    else:
+        return set(get_constant_coords(trace_coords, model))
+    import numpy as np
+    from pytensor.compile.sharedvalue import SharedVariable
+
+    found = set()
+    for dim, coord in trace_coords.items():
+        length = model.dim_lengths.get(dim)
+        if not isinstance(length, SharedVariable):
+            continue
+        current = model.coords.get(dim)
+        if current is None:
+            same = int(length.get_value()) == len(coord)
+        else:
+            same = len(current) == len(coord) and bool(np.all(np.asarray(current) == np.asarray(coord)))
+        if same:
+            found.add(dim)
+    return found
+
+
+def extend_inference(idata: Any, other: Any) -> None:
+    """Add ``other``'s groups to ``idata`` as ``sample_posterior_predictive(extend_inferencedata=True)``
+    does: ArviZ 0.x's ``InferenceData.extend`` (PyMC 5); ``DataTree.update`` (PyMC 6), warning
+    first, as PyMC 6 does, when a group other than observed/constant data is overwritten."""
+    if callable(getattr(idata, "extend", None)):  # ArviZ 0.x InferenceData
+        idata.extend(other)
+        return
+    import warnings
+
+    conflicting = (set(idata.children) & set(other.children)) - {"observed_data", "constant_data"}
+    if conflicting:
+        warnings.warn(
+            f"groups {conflicting} already exist in the DataTree and will be overwritten. "
+            "To avoid this, set extend_inferencedata=False.",
+            UserWarning,
+            stacklevel=3,
+        )
+    idata.update(other)

@@ -7,9 +7,9 @@ import json
 import sys
 import warnings
 
-import arviz as az
 import numpy as np
 import pymc as pm
+from idata_helpers import from_dict
 from predictive_models import poisson
 
 import pymc_aot
@@ -17,10 +17,12 @@ from pymc_aot.runtime.transforms import engine
 
 model = poisson()
 rng = np.random.default_rng(0)
-idata = az.from_dict(
-    posterior={"a": rng.normal(1, 0.1, size=(2, 30)), "b": rng.normal(0, 0.1, size=(2, 30))},
-    constant_data={"x": model["x"].get_value()},
-    observed_data={"y": model.rvs_to_values[model["y"]].data},
+idata = from_dict(
+    {
+        "posterior": {"a": rng.normal(1, 0.1, size=(2, 30)), "b": rng.normal(0, 0.1, size=(2, 30))},
+        "constant_data": {"x": model["x"].get_value()},
+        "observed_data": {"y": model.rvs_to_values[model["y"]].data},
+    }
 )
 warnings.simplefilter("error", RuntimeWarning)
 with pymc_aot.enabled(cache_dir=sys.argv[1], strategy="vmap"):

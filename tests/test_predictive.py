@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pymc as pm
 import pytest
+from idata_helpers import from_dict
 from zoo import regression_data
 
 import pymc_aot
@@ -36,10 +37,9 @@ def test_deterministic_equals_pymc(model: pm.Model, tmp_path) -> None:
     ours = pymc_aot.posterior_predictive(
         model, post, var_names=["mu", "y"], random_seed=3, strategy="vmap", cache=tmp_path
     )
-    import arviz as az
 
     stock = pm.sample_posterior_predictive(
-        az.from_dict(posterior=post), model=model, var_names=["mu", "y"], random_seed=3, progressbar=False
+        from_dict({"posterior": post}), model=model, var_names=["mu", "y"], random_seed=3, progressbar=False
     ).posterior_predictive
     np.testing.assert_allclose(np.asarray(ours["mu"]), stock["mu"].values, rtol=1e-12, atol=1e-12)
     assert np.asarray(ours["y"]).shape == stock["y"].shape
@@ -134,10 +134,9 @@ def test_same_draws_split_over_devices(tmp_path) -> None:
 
 
 def test_inferencedata_dataset_and_dict_give_the_same_draws(model: pm.Model, tmp_path) -> None:
-    import arviz as az
 
     post = _posterior()
-    idata = az.from_dict(posterior=post, constant_data={"x": model["x"].get_value()})
+    idata = from_dict({"posterior": post, "constant_data": {"x": model["x"].get_value()}})
     run = lambda p: np.asarray(pymc_aot.posterior_predictive(model, p, random_seed=4, strategy="vmap", cache=tmp_path)["y"])
     base = run(post)
     np.testing.assert_array_equal(run(idata), base)

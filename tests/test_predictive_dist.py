@@ -9,10 +9,10 @@ rejection count at 5% uncorrected, so a run with ``-s`` reports the rejection ra
 
 from __future__ import annotations
 
-import arviz as az
 import numpy as np
 import pymc as pm
 import pytest
+from idata_helpers import from_dict
 from predictive_models import MODELS
 from predictive_stats import holm, per_observation_pvalues
 from pymc.backends.arviz import coords_and_dims_for_inferencedata
@@ -51,7 +51,7 @@ def _check(name: str, tmp_path) -> None:
             model, _bootstrap(post, rng), random_seed=seed, strategy="vmap", cache=tmp_path
         )
         coords, dims = coords_and_dims_for_inferencedata(model)  # PyMC sees the dims unchanged
-        trace = az.from_dict(posterior=_bootstrap(post, rng), coords=coords, dims=dims)
+        trace = from_dict({"posterior": _bootstrap(post, rng)}, coords=coords, dims=dims)
         stock = pm.sample_posterior_predictive(
             trace, model=model, random_seed=seed, progressbar=False, return_inferencedata=False
         )

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 from children import HERE, run_child
+from idata_helpers import group_names
 
 import pymc_aot
 
@@ -100,8 +101,8 @@ def test_same_groups_stats_and_coords_as_stock(cache_dir):
     stock = _sample(model, draws=20, tune=20)
     with runtime.enabled(strategy="vmap", sampler=True):
         ours = _sample(model, draws=20, tune=20)
-    assert set(ours.groups()) == set(stock.groups())
-    for group in ours.groups():
+    assert group_names(ours) == group_names(stock)
+    for group in group_names(ours):
         assert set(ours[group].data_vars) == set(stock[group].data_vars), group
         for name in ours[group].data_vars:
             assert ours[group][name].dims == stock[group][name].dims, (group, name)
@@ -109,10 +110,14 @@ def test_same_groups_stats_and_coords_as_stock(cache_dir):
 
 
 def _driver(**options):
-    """Options for sample_jax_nuts: PyMC 5 takes them in ``nuts_sampler_kwargs``, PyMC 6 in ``nuts``."""
+    """Options for sample_jax_nuts: PyMC 5 takes them in ``nuts_sampler_kwargs``, PyMC 6 in ``nuts``,
+    where the NUTS kernel's own options (PyMC 5's ``nuts_kwargs``) sit beside the driver's."""
     import pymc as pm
 
-    return {"nuts": options} if int(pm.__version__.split(".")[0]) >= 6 else {"nuts_sampler_kwargs": options}
+    if int(pm.__version__.split(".")[0]) < 6:
+        return {"nuts_sampler_kwargs": options}
+    kernel = options.pop("nuts_kwargs", {})
+    return {"nuts": {**options, **kernel}}
 
 
 def test_unserved_nuts_kwargs_go_to_pymc_with_one_warning(cache_dir):

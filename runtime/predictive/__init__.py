@@ -54,7 +54,7 @@ def posterior_predictive(
 
 def _constant_coords(posterior: Any, model: Any) -> set[str]:
     """PyMC's ``get_constant_coords`` over the posterior's (and constant data's) coordinates."""
-    from pymc.sampling.forward import get_constant_coords
+    from ...aot.compat import constant_coords
 
     if isinstance(posterior, Mapping):  # plain arrays: no coordinates to compare; they are the model's
         return set(model.coords)
@@ -66,4 +66,4 @@ def _constant_coords(posterior: Any, model: Any) -> set[str]:
             continue
         if hasattr(group, "coords"):
             coords.update({str(k): v.values for k, v in group.coords.items()})
-    return get_constant_coords(coords, model)
+    return constant_coords(coords, model)

@@ -34,6 +34,8 @@ def to_pymc_result(results: Mapping[str, Any], model: Any, trace: Any, arguments
         return pm.predictions_to_inference_data(ppc, **kwargs)
     result = pm.to_inference_data(posterior_predictive=ppc, **kwargs)
     if arguments["extend_inferencedata"] and idata is not None:
-        idata.extend(result)
+        from ...aot.compat import extend_inference
+
+        extend_inference(idata, result)
         return idata
     return result

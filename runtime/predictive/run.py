@@ -34,6 +34,8 @@ def posterior_dict(posterior: Any) -> tuple[dict[str, Any], dict[str, Any], Any]
         if _has_group(posterior, "observed_data"):
             observed = _group(posterior, "observed_data")
         group = _group(posterior, "posterior")
+    elif hasattr(group, "to_dataset"):  # a DataTree node, e.g. ArviZ 1.x's idata.posterior (PyMC 6)
+        group = group.to_dataset()
     if hasattr(group, "data_vars"):
         group = group.transpose("chain", "draw", ...)
         return {str(k): v.values for k, v in group.data_vars.items()}, constant, observed
