@@ -48,6 +48,15 @@ DYNAMIC: dict[str, tuple[str, str, str, str]] = {
         "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2 + OFFSET\n" + _custom(5),
         "1.0", "3.0", "structural",
     ),
+    "customdist_user_op": (
+        # the Op appears only in the logp graph, made when PyMC calls ``logp``
+        "class Halve(Op):\n    __props__ = ()\n\n    def make_node(self, x):\n"
+        "        x = pt.as_tensor_variable(x)\n        return Apply(self, [x], [x.type()])\n\n"
+        "    def perform(self, node, inputs, outputs):\n        outputs[0][0] = inputs[0] * {X}\n\n"
+        "@jax_funcify.register(Halve)\ndef _halve_jax(op, **kwargs):\n    return lambda x: x * {X}\n\n"
+        "def logp(value, mu):\n    return Halve()(-0.5 * (value - mu) ** 2) + OFFSET\n" + _custom(7),
+        "1.0", "0.5", "structural",
+    ),
     "shared_get_value": (
         "S = pytensor.shared(np.float64({X}))\n\ndef scale():\n    return float(S.get_value())\n\n"
         "def logp(value, mu):\n    return -0.5 * ((value - mu) / scale()) ** 2 + OFFSET\n" + _custom(6),
