@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Sequence
+from contextvars import ContextVar
 from typing import Any
 
 from ...cache import CacheStore
@@ -18,6 +19,10 @@ from ..strategies.sharding import DeviceRequest
 from ..strategies.strategies import AUTO
 from . import auto
 
+SAMPLING: ContextVar[bool] = ContextVar("pymc_aot_sampling", default=False)
+"""True while ``pm.sample`` runs under ``enable()``: its postprocessing resolves with ``defer`` too,
+so it uses the choice its preflight stored (candidates still pending) instead of searching again."""
+
 
 def resolve(
     request: TransformRequest, store: CacheStore | None, progress: Progress | None = None, *, defer: bool = False
@@ -30,7 +35,7 @@ def resolve(
     choice needs now and its other candidates in the background (a run about to sample).
     """
     if request.strategy is None:
-        if defer:
+        if defer or SAMPLING.get():
             from .auto_first import choose_first
 
             return choose_first(request, store, progress)

@@ -194,7 +194,9 @@ def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
     model = pm.modelcontext(kwargs.get("model"))
     budget, stock = _checked_preflight(model, args, kwargs)
     active = ActiveSampling(model, kwargs.get("postprocessing_vectorize"), budget, stock=stock)
-    token = ACTIVE.set(active)
+    from ...aot.choice.resolve import SAMPLING
+
+    token, sampling = ACTIVE.set(active), SAMPLING.set(True)
     out = STATE.current().out
     try:
         if out is None or stock:
@@ -204,6 +206,7 @@ def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
         return sample_into_store(STATE.originals["sample_jax_nuts"], args, kwargs, model, active.written)
     finally:
         ACTIVE.reset(token)
+        SAMPLING.reset(sampling)
 
 
 REPLACEMENTS = {
