@@ -52,6 +52,14 @@ def pymc_major() -> int:
     return int(str(pymc.__version__).split(".")[0])
 
 
+def freezes_trace_variables() -> bool:
+    """Whether ``pm.sample_posterior_predictive`` keeps every random variable the trace holds
+    unless ``sample_vars`` names it (PyMC 6, PR 8209: volatility stops at trace variables, and
+    an output held by the trace is copied from it). PyMC 5.x draws afresh any variable in
+    ``var_names`` and any that depends on changed data or on a variable drawn afresh."""
+    return pymc_major() >= 6
+
+
 def sampler_options(options: dict[str, Any]) -> dict[str, Any]:
     """``pm.sample`` keywords carrying ``options`` to the JAX sampler driver
     (``keep_untransformed``, ``chain_method``, ``postprocessing_backend``, ...).

@@ -53,7 +53,7 @@ def _unsupported(arguments: dict[str, Any], signature: inspect.Signature) -> str
     """Why the cache cannot answer this call, or None."""
     for param, value in arguments.items():
         if param not in _KNOWN and value is not signature.parameters[param].default:
-            return f"argument {param}={value!r} is not handled by the cache"
+            return f"argument {param}={value!r} is not handled by the cache"  # PyMC 6's sample_vars, freeze_vars
     trace = arguments.get("trace")
     if not (hasattr(trace, "groups") or hasattr(trace, "data_vars")):
         return f"a posterior of type {type(trace).__name__} (the cache takes InferenceData, DataTree or Dataset)"
@@ -85,6 +85,9 @@ def _predictive(arguments: dict[str, Any]) -> Any:
     plan = type(plan)(tuple(n for n in plan.outputs if not _is_transformed(n)), plan.given, plan.drawn)
     if not plan.outputs:
         raise _PyMCsToAnswer  # PyMC decides what an empty request returns
+    differs = _frozen_by_pymc(plan, set(arrays) - {d.name for d in model.deterministics})
+    if differs:
+        raise _Unserved(differs)
     if model.potentials:
         warnings.warn(
             "The effect of Potentials on other parameters is ignored during posterior predictive sampling. "
@@ -98,6 +101,24 @@ def _predictive(arguments: dict[str, Any]) -> Any:
     from .idata import to_pymc_result
 
     return to_pymc_result(results, model, trace, arguments)
+
+
+class _Unserved(Exception):
+    """A call the cache could compute, but not as this PyMC computes it: PyMC's path, one warning."""
+
+
+def _frozen_by_pymc(plan: Any, in_trace: set[str]) -> str | None:
+    """Why PyMC 6 would answer ``plan`` otherwise, or None: it keeps the trace's random variables
+    (``in_trace``) that ``plan`` draws afresh. PyMC 5.x follows ``plan`` exactly. A deterministic
+    is recomputed by both, or copied by PyMC 6 where its inputs are unchanged (the same value)."""
+    from ...aot.compat import freezes_trace_variables
+
+    if not freezes_trace_variables():
+        return None
+    kept = sorted({*plan.drawn, *plan.outputs} & in_trace)
+    if kept:
+        return f"PyMC 6 keeps the trace's values of {kept} unless sample_vars names them; the cache draws them"
+    return None
 
 
 def _is_transformed(name: str) -> bool:
@@ -130,6 +151,8 @@ def _seam(original: Callable[..., Any]) -> Callable[..., Any]:
                 return _predictive(bound.arguments)
             except _PyMCsToAnswer:
                 return original(*args, **kwargs)
+            except _Unserved as exc:
+                reason = str(exc)
             except Exception as exc:  # noqa: BLE001 - never lose a user's call to the cache
                 reason = f"{type(exc).__name__}: {exc}"
         warn_fallback(f"pymc-aot: {NAME} runs PyMC's own path ({reason})")
