@@ -1,6 +1,6 @@
 """``pm.sample_posterior_predictive``: stock PyMC (default backend, and the JAX mode) against pymc-aot.
 
-    python bench/predictive.py [--quick] [--scale 1.0] [--chains 4] [--draws 1000] [--batches 10] [--no-peak]
+    python bench/predictive.py [--quick] [--scale 1.0] [--chains 4] [--draws 1000] [--batches 10] [--no-peak] [--no-jax]
 
 Workflows, on the regression of ``pymc_aot.examples`` (20000 x 20 design matrix in pm.Data at
 scale 1): ``ppc`` = one posterior predictive of the observed ``y``; ``batches`` = ``--batches``
@@ -8,7 +8,9 @@ rounds of ``pm.set_data`` (new rows, one shape) then ``predictions=True``. Every
 fresh process: time = the calls alone (model built, posterior loaded, pymc-aot enabled);
 peak = what the calls allocate over the pre-call baseline (memray, a separate process).
 pymc-aot cold = an empty cache (``auto`` compiles its candidates), warm = a fresh process on
-the cache the cold run filled. ``--quick``: scale 0.05, 2 x 100 draws, no peak.
+the cache the cold run filled. ``--quick``: scale 0.05, 2 x 100 draws, no peak. ``--no-jax``
+leaves out stock's JAX mode (slow: one PyTensor-JAX call per draw). Peak memory of a warm
+call, in memory and with ``out=``: ``bench/predictive_peak.py``.
 """
 
 from __future__ import annotations
@@ -41,19 +43,21 @@ def make_posterior(n: int, p: int, chains: int, draws: int, path: Path) -> None:
     np.savez(path, **{k: prior[k].values.reshape(chains, draws, *prior[k].shape[2:]) for k in free})
 
 
-def measure(workflow: str, n: int, p: int, posterior: Path, tmp: str, batches: int, peak: bool) -> dict[str, Any]:
+def measure(
+    workflow: str, n: int, p: int, posterior: Path, tmp: str, batches: int, peak: bool, jax: bool = True
+) -> dict[str, Any]:
     def child(method: str, cache: str, track: str = "-") -> dict[str, Any]:
         args = (method, workflow, str(n), str(p), str(posterior), cache, track, str(batches))
         return run_child("_predictive_child.py", *args, timeout=3600)
 
     cache = f"{tmp}/{workflow}"
-    runs = {"pymc": child("pymc", "-"), "pymc_jax": child("pymc_jax", "-")}
+    runs = {"pymc": child("pymc", "-"), **({"pymc_jax": child("pymc_jax", "-")} if jax else {})}
     runs["aot cold"], runs["aot warm"] = child("aot", cache), child("aot", cache)
     if runs["aot warm"]["compiles"] or not runs["aot cold"]["compiles"]:
         raise RuntimeError(f"{workflow}: the warm run compiled, or the cold one did not")
     if peak:
         track = f"{tmp}/track.bin"
-        for method, cache_dir in (("pymc", "-"), ("pymc_jax", "-"), ("aot", cache)):
+        for method, cache_dir in (("pymc", "-"), *((("pymc_jax", "-"),) if jax else ()), ("aot", cache)):
             runs["aot warm" if method == "aot" else method]["peak"] = child(method, cache_dir, track)["peak"]
     return runs
 
@@ -62,7 +66,7 @@ def render(results: dict[str, dict[str, Any]]) -> str:
     rows = []
     for workflow, runs in results.items():
         out = runs["pymc"]["output_bytes"]
-        for method in METHODS:
+        for method in (m for m in METHODS if m in runs):
             r = runs[method]
             peak = f"{r['peak'] / 2**20:,.0f} MiB ({r['peak'] / out:.2f}x)" if "peak" in r else "-"
             ratio = runs["pymc"]["seconds"] / r["seconds"]
@@ -79,6 +83,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--batches", type=int, default=10)
     parser.add_argument("--no-peak", action="store_true")
+    parser.add_argument("--no-jax", action="store_true")
     opts = parser.parse_args(argv)
     if opts.quick:
         opts.scale, opts.chains, opts.draws, opts.no_peak = 0.05, 2, 100, True
@@ -86,7 +91,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         posterior = Path(tmp) / "posterior.npz"
         make_posterior(n, p, opts.chains, opts.draws, posterior)
-        results = {w: measure(w, n, p, posterior, tmp, opts.batches, not opts.no_peak) for w in WORKFLOWS}
+        results = {
+            w: measure(w, n, p, posterior, tmp, opts.batches, not opts.no_peak, not opts.no_jax) for w in WORKFLOWS
+        }
     print(f"machine: {machine()}\nregression {n} x {p}, {opts.chains} chains x {opts.draws} draws\n")
     print(render(results))
     return results
