@@ -32,8 +32,9 @@ def posterior_predictive(
     tells which ``pm.Data`` changed since, as PyMC reads it), an xarray Dataset, or a dict of
     ``(chains, draws, ...)`` arrays by variable name (then every ``pm.Data`` counts as changed
     and every coordinate as unchanged). Variables that depend on changed data are recomputed
-    or drawn afresh, as PyMC does; a free variable the outputs need that the
-    posterior lacks is an error naming it.
+    or drawn afresh, as PyMC 5 does (PyMC 6 keeps the trace's random variables unless its
+    ``sample_vars`` names them; inside ``enable()`` such a call goes to PyMC); a free variable
+    the outputs need that the posterior lacks is an error naming it.
 
     ``random_seed``: an int (None: fresh entropy). Draw ``(c, d)`` uses the key
     ``fold_in(PRNGKey(random_seed), c * draws + d)`` (JAX's PRNG, not PyMC's), so the draws
