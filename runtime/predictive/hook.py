@@ -15,15 +15,13 @@ The draws come from JAX's PRNG: equal to PyMC's in distribution, not in value.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import inspect
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..transforms.fallback import warn_fallback
+from ..transforms.fallback import pymc_seam, warn_fallback
 
 NAME = "sample_posterior_predictive"
 MODULES = ("pymc.sampling.forward", "pymc.sampling", "pymc")
@@ -90,7 +88,7 @@ def _predictive(arguments: dict[str, Any]) -> Any:
             "The effect of Potentials on other parameters is ignored during posterior predictive sampling. "
             "This is likely to lead to invalid or biased predictive samples.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
     results = run_predictive(
         DEFAULT, model, arrays, plan, _options(), random_seed=arguments["random_seed"], cache=_STATE.options.cache_dir
@@ -112,30 +110,23 @@ def _options() -> Any:
     return options.request_options().replace(to_disk=False)  # enable(out=) is for pm.sample's groups
 
 
-def _seam(original: Callable[..., Any]) -> Callable[..., Any]:
-    signature = inspect.signature(original)
-
-    @functools.wraps(original)
-    def seam(*args: Any, **kwargs: Any) -> Any:
+def _answer(bound: inspect.BoundArguments, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The cache's answer to a bound call, or PyMC's own with one warning saying why."""
+    original = _STATE.originals[MODULES[0]]
+    reason = _unsupported(bound.arguments, bound.signature)
+    if reason is None:
         try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError:
-            return original(*args, **kwargs)  # PyMC raises its own TypeError
-        bound.apply_defaults()
-        if _STATE.options is None:  # a reference kept from while it was enabled
+            return _predictive(bound.arguments)
+        except _PyMCsToAnswer:
             return original(*args, **kwargs)
-        reason = _unsupported(bound.arguments, signature)
-        if reason is None:
-            try:
-                return _predictive(bound.arguments)
-            except _PyMCsToAnswer:
-                return original(*args, **kwargs)
-            except Exception as exc:  # noqa: BLE001 - never lose a user's call to the cache
-                reason = f"{type(exc).__name__}: {exc}"
-        warn_fallback(f"pymc-aot: {NAME} runs PyMC's own path ({reason})")
-        return original(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - never lose a user's call to the cache
+            reason = f"{type(exc).__name__}: {exc}"
+    warn_fallback(f"pymc-aot: {NAME} runs PyMC's own path ({reason})", 3)
+    return original(*args, **kwargs)
 
-    return seam
+
+def _enabled() -> bool:
+    return _STATE.options is not None
 
 
 def enable(options: Any) -> None:
@@ -143,7 +134,7 @@ def enable(options: Any) -> None:
     if not _STATE.originals:
         modules = {m: importlib.import_module(m) for m in MODULES}
         _STATE.originals = {m: getattr(modules[m], NAME) for m in MODULES}
-        replacement = _seam(_STATE.originals[MODULES[0]])
+        replacement = pymc_seam(_STATE.originals[MODULES[0]], _enabled, _answer)
         for m in MODULES:
             setattr(modules[m], NAME, replacement)
     _STATE.options = options
