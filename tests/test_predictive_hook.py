@@ -90,7 +90,9 @@ def test_what_the_cache_cannot_serve_goes_to_pymc_with_one_warning(tmp_path) -> 
     with pymc_aot.enabled(cache_dir=str(tmp_path), strategy="vmap"):
         with pytest.warns(pymc_aot.FallbackWarning, match="(?i)PyMC's own path.*hypergeometric") as record:
             out = pm.sample_posterior_predictive(idata, model=model, random_seed=1, progressbar=False)
-    assert len([w for w in record if "pymc-aot" in str(w.message)]) == 1
+    ours = [w for w in record if "pymc-aot" in str(w.message)]
+    assert len(ours) == 1
+    assert ours[0].filename == __file__  # the warning points at the user's call
     assert out.posterior_predictive["y"].shape == (1, 5, 3)
 
 

@@ -23,3 +23,13 @@ def test_ci_runs_the_readme_command_and_the_slow_set_and_nox_everything():
     assert 'if [ "$rc" -eq 5 ]' in ci, "no test collected still fails CI"
     nox = (ROOT / "noxfile.py").read_text()
     assert 'EVERY_TEST = ("-m", "slow or not slow")' in nox and "*EVERY_TEST" in nox
+
+
+def test_ci_runs_both_halves_of_the_slow_set_on_both_pymc_lines():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert 'SLOW_REST=("${SLOW_FIRST[@]/#/--ignore=}")' in ci, "the second half is every slow test not in the first"
+    first = shlex.split(ci.split("SLOW_FIRST=(", 1)[1].split(")", 1)[0])
+    assert first and all((ROOT / path).is_file() for path in first)
+    for half in ('"${SLOW_FIRST[@]}"', '"${SLOW_REST[@]}"'):
+        assert f"pytest_or_fail python3 -m pytest -q -n 2 -m slow {half}" in ci
+        assert f'nox -R -s tests-3.12 --envdir "$envdir" -- -q -n 2 -m slow {half}' in ci

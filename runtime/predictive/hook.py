@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..transforms.fallback import warn_fallback
+from ..transforms.fallback import pymc_seam, warn_fallback
 
 NAME = "sample_posterior_predictive"
 MODULES = ("pymc.sampling.forward", "pymc.sampling", "pymc")
@@ -93,7 +93,7 @@ def _predictive(arguments: dict[str, Any]) -> Any:
             "The effect of Potentials on other parameters is ignored during posterior predictive sampling. "
             "This is likely to lead to invalid or biased predictive samples.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
     results = run_predictive(
         DEFAULT, model, arrays, plan, _options(), random_seed=arguments["random_seed"], cache=_STATE.options.cache_dir
@@ -134,31 +134,30 @@ def _options() -> Any:
 
 
 def _seam(original: Callable[..., Any]) -> Callable[..., Any]:
-    signature = inspect.signature(original)
+    """``original`` (PyMC's function, or a stand-in with its signature) answered by the cache."""
+    return pymc_seam(original, _enabled, functools.partial(_answer, original))
 
-    @functools.wraps(original)
-    def seam(*args: Any, **kwargs: Any) -> Any:
+
+def _answer(
+    original: Callable[..., Any], bound: inspect.BoundArguments, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """The cache's answer to a bound call, or PyMC's own with one warning saying why."""
+    reason = _unsupported(bound.arguments, bound.signature)
+    if reason is None:
         try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError:
-            return original(*args, **kwargs)  # PyMC raises its own TypeError
-        bound.apply_defaults()
-        if _STATE.options is None:  # a reference kept from while it was enabled
+            return _predictive(bound.arguments)
+        except _PyMCsToAnswer:
             return original(*args, **kwargs)
-        reason = _unsupported(bound.arguments, signature)
-        if reason is None:
-            try:
-                return _predictive(bound.arguments)
-            except _PyMCsToAnswer:
-                return original(*args, **kwargs)
-            except _Unserved as exc:
-                reason = str(exc)
-            except Exception as exc:  # noqa: BLE001 - never lose a user's call to the cache
-                reason = f"{type(exc).__name__}: {exc}"
-        warn_fallback(f"pymc-aot: {NAME} runs PyMC's own path ({reason})")
-        return original(*args, **kwargs)
+        except _Unserved as exc:
+            reason = str(exc)
+        except Exception as exc:  # noqa: BLE001 - never lose a user's call to the cache
+            reason = f"{type(exc).__name__}: {exc}"
+    warn_fallback(f"pymc-aot: {NAME} runs PyMC's own path ({reason})", 3)
+    return original(*args, **kwargs)
 
-    return seam
+
+def _enabled() -> bool:
+    return _STATE.options is not None
 
 
 def enable(options: Any) -> None:

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..transforms.fallback import warn_fallback
+from ..transforms.fallback import pymc_seam, warn_fallback
 from .compute_options import MERGE_DEPRECATED, PyMCsToAnswer, compile_kwargs_reason, warn_as
 
 SEAMS: dict[str, tuple[str, ...]] = {
@@ -186,36 +186,32 @@ def _pymcs(original: Any, announced: bool, args: tuple[Any, ...], kwargs: dict[s
 _COMPUTE = {"compute_log_likelihood": _log_likelihood, "compute_deterministics": _deterministics}
 
 
-def _seam(name: str) -> Callable[..., Any]:
+def _answer(name: str, bound: inspect.BoundArguments, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The cache's answer to a bound call, or PyMC's own (with one warning where the cache could not)."""
     original = _original(name)
-    signature = inspect.signature(original)
+    announced = False
+    try:
+        announced = _announce(name, original, bound.arguments)
+        reason = _unsupported(name, bound.arguments, bound.signature)
+        if reason is None:
+            try:
+                return _COMPUTE[name](bound.arguments)
+            except PyMCsToAnswer:
+                raise
+            except Exception as exc:  # noqa: BLE001 - never lose a user's call to the cache
+                reason = f"{type(exc).__name__}: {exc}"
+        warn_fallback(f"pymc-aot: {name} runs PyMC's own path ({reason})", 3)
+    except PyMCsToAnswer:
+        pass
+    return _pymcs(original, announced, args, kwargs)
 
-    @functools.wraps(original)
-    def seam(*args: Any, **kwargs: Any) -> Any:
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError:
-            return original(*args, **kwargs)  # PyMC raises its own TypeError
-        bound.apply_defaults()
-        if _STATE.options is None:  # a reference kept from while it was enabled
-            return original(*args, **kwargs)
-        announced = False
-        try:
-            announced = _announce(name, original, bound.arguments)
-            reason = _unsupported(name, bound.arguments, signature)
-            if reason is None:
-                try:
-                    return _COMPUTE[name](bound.arguments)
-                except PyMCsToAnswer:
-                    raise
-                except Exception as exc:  # noqa: BLE001 - never lose a user's call to the cache
-                    reason = f"{type(exc).__name__}: {exc}"
-            warn_fallback(f"pymc-aot: {name} runs PyMC's own path ({reason})", 2)
-        except PyMCsToAnswer:
-            pass
-        return _pymcs(original, announced, args, kwargs)
 
-    return seam
+def _enabled() -> bool:
+    return _STATE.options is not None
+
+
+def _seam(name: str) -> Callable[..., Any]:
+    return pymc_seam(_original(name), _enabled, functools.partial(_answer, name))
 
 
 def enable(options: Any) -> None:

@@ -4,14 +4,19 @@ Every fallback (a seam of ``pm.sample``, ``pm.compute_log_likelihood`` /
 ``compute_deterministics``, a PyMC without the seams) warns with :class:`FallbackWarning`
 and logs the same line at WARNING through the ``pymc_aot`` logger, so it can be filtered
 (``warnings.filterwarnings("ignore", category=pymc_aot.FallbackWarning)``) or collected.
+:func:`pymc_seam` is the preamble every seam over a PyMC function shares.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
 import warnings
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["FallbackWarning", "warn_fallback"]
+__all__ = ["FallbackWarning", "pymc_seam", "warn_fallback"]
 
 log = logging.getLogger("pymc_aot")
 
@@ -25,3 +30,28 @@ def warn_fallback(message: str, stacklevel: int = 2) -> None:
     caller) and log it through the ``pymc_aot`` logger."""
     log.warning("%s", message)
     warnings.warn(message, FallbackWarning, stacklevel=stacklevel + 1)
+
+
+def pymc_seam(
+    original: Callable[..., Any],
+    enabled: Callable[[], bool],
+    answer: Callable[[inspect.BoundArguments, tuple[Any, ...], dict[str, Any]], Any],
+) -> Callable[..., Any]:
+    """``original`` (a PyMC function) wrapped for the cache: a call its signature rejects goes to
+    ``original`` (PyMC raises its own TypeError), and so does one made while ``enabled()`` is false
+    (a reference kept from while it was enabled); any other call is ``answer(bound, args, kwargs)``,
+    with PyMC's defaults applied to ``bound``. ``answer`` runs one frame below the user's call."""
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def seam(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return original(*args, **kwargs)
+        bound.apply_defaults()
+        if not enabled():
+            return original(*args, **kwargs)
+        return answer(bound, args, kwargs)
+
+    return seam
