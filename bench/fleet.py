@@ -45,10 +45,13 @@ def _fleet_module() -> Any:
 
 def _warm() -> None:
     import fleet  # noqa: F401
+    import jax
     import pymc
     import pymc.sampling.jax  # noqa: F401
 
     import pymc_aot.runtime.transforms.engine  # noqa: F401 - what a postprocess imports first
+
+    jax.devices()  # JAX's backend started, as in any process that has run JAX once
 
 
 def _bundle_cost(fleet: Any, base: Path, rows: int, chains: int, draws: int) -> tuple[int, float]:
@@ -65,6 +68,8 @@ def _bundle_cost(fleet: Any, base: Path, rows: int, chains: int, draws: int) -> 
 def postprocess_itself(fleet: Any, models: int, rows: int, chains: int, draws: int, cache: Path) -> float:
     """Seconds to postprocess the fleet's ``models`` posteriors one after another in this warm
     process: each model's second call (the executable in memory, nothing read or compiled)."""
+    import jax
+
     from pymc_aot import runtime
 
     os.environ["PYMC_AOT_CACHE_DIR"] = str(cache)
@@ -72,9 +77,9 @@ def postprocess_itself(fleet: Any, models: int, rows: int, chains: int, draws: i
     for seed in range(models):
         model = fleet.regression(seed, rows, 20)
         samples = fleet.draws_for(model, seed, chains, draws)
-        runtime.postprocess(model, samples, strategy="vmap")
+        jax.block_until_ready(runtime.postprocess(model, samples, strategy="vmap"))
         start = time.perf_counter()
-        runtime.postprocess(model, samples, strategy="vmap")
+        jax.block_until_ready(runtime.postprocess(model, samples, strategy="vmap"))  # computed, not queued
         total += time.perf_counter() - start
     return total
 

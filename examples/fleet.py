@@ -74,6 +74,8 @@ def fit_one(seed: int, n: int, p: int, env: dict[str, str], chains: int = CHAINS
     cache read and verify, deserialize, call), with wall-clock start and end for the fleet."""
     started, pid = time.time(), os.getpid()
     os.environ.update({k: v.format(pid=pid, seed=seed) for k, v in env.items()})
+    import jax
+
     from pymc_aot import runtime
 
     if env.get("FLEET_NO_CACHE"):
@@ -84,7 +86,7 @@ def fit_one(seed: int, n: int, p: int, env: dict[str, str], chains: int = CHAINS
     samples = draws_for(model, seed, chains, draws)
     before = runtime.COUNTERS.compiles, runtime.COUNTERS.disk_hits
     t2 = time.perf_counter()
-    result = runtime.postprocess(model, samples, strategy="vmap")
+    result = jax.block_until_ready(runtime.postprocess(model, samples, strategy="vmap"))  # computed, not queued
     t3 = time.perf_counter()
     return {
         "seed": seed, "worker": pid, "seconds": t3 - t2, "build": t1 - t0, "draws": t2 - t1,
