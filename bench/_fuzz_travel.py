@@ -78,7 +78,8 @@ class TravelMaterial:
         self.t, self.base = t, t.base / "travel"
         d = t.digests
         self.public = t.public_key
-        foreign_private, self.foreign_public = generate_keypair(self.base / "foreign-keys")
+        foreign_private, _ = generate_keypair(self.base / "foreign-keys")
+        _, self.wrong_public = generate_keypair(self.base / "wrong-keys")  # a key that signed nothing here
         ab = [(d[n], t.exe[n], t.meta[n]) for n in ("A", "B")]
         impostor = [(d["A"], t.exe["impostor"], dict(t.meta["impostor"], digest=d["A"])), ab[1]]
         bundles = {"pristine": (ab, t.private_key), "foreign": (ab, foreign_private),
@@ -220,7 +221,7 @@ def remote_case(m: TravelMaterial, case: tuple[Any, ...], out: TravelOutcome, wi
     _failing_filesystem.cls.failure = failure  # type: ignore[attr-defined]
     scheme = "file" if failure == "none" else FUZZ_PROTOCOL
     env = {"PYMC_AOT_CACHE_REMOTE": f"{scheme}://{root / 'remote'}", "PYMC_AOT_CACHE_REMOTE_TIMEOUT": "0.05",
-           "PYMC_AOT_CACHE_REMOTE_PUBLIC_KEY": str(m.public if key == "operator" else m.foreign_public)}
+           "PYMC_AOT_CACHE_REMOTE_PUBLIC_KEY": str(m.public if key == "operator" else m.wrong_public)}
     with _environment(env):
         for n, check in enumerate([_check_reads, _check_runtime] if with_runtime else [_check_reads]):
             store = CacheStore(root / f"local-{n}")
