@@ -103,6 +103,19 @@ def _breakdown(out: dict[str, Any]) -> dict[str, float]:
     }  # fmt: skip
 
 
+def _restart(client: Any, workers: int) -> None:
+    """Fresh worker processes, all up and warmed (a loaded machine can drop one mid-restart: retried)."""
+    for attempt in range(3):
+        try:
+            client.restart()
+            client.wait_for_workers(workers, timeout=300)
+            client.run(_warm)
+            return
+        except Exception:  # a worker that died while restarting: restart again
+            if attempt == 2:
+                raise
+
+
 def run_modes(fleet: Any, args: argparse.Namespace, tmp: Path) -> list[dict[str, Any]]:
     from dask.distributed import Client, LocalCluster
 
@@ -110,8 +123,7 @@ def run_modes(fleet: Any, args: argparse.Namespace, tmp: Path) -> list[dict[str,
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None) as cluster:
         with Client(cluster) as client:
             for mode in fleet.MODES:
-                client.restart()
-                client.run(_warm)
+                _restart(client, args.workers)
                 out = fleet.run_fleet(client, mode, args.models, args.rows, 20, tmp / mode, args.chains, args.draws)
                 outs.append(out)
     return outs
