@@ -92,14 +92,19 @@ def postprocess_itself(fleet: Any, models: int, rows: int, chains: int, draws: i
 
 
 def _breakdown(out: dict[str, Any]) -> dict[str, float]:
-    """Means over the tasks, and the time no worker spent in a task (Dask, idle, imbalance)."""
+    """Means over the tasks (key: fingerprint and key; read and deserialize: over the tasks that
+    read the cache or compiled), and the time no worker spent in a task (Dask, idle)."""
     results = out["results"]
     busy: dict[int, float] = {}
     for r in results:
         busy[r["worker"]] = busy.get(r["worker"], 0.0) + r["ended"] - r["started"]
+    loads = [r["phases"] for r in results if "deserialize" in r["phases"]] or [{}]
     return {
         "build": mean(r["build"] for r in results), "draws": mean(r["draws"] for r in results),
         "postprocess": mean(r["seconds"] for r in results), "outside": out["wall"] - max(busy.values()),
+        "key": mean(r["phases"].get("fingerprint", 0) + r["phases"].get("key", 0) for r in results),
+        "read": mean(p.get("read", p.get("compile", 0)) for p in loads),
+        "deserialize": mean(p.get("deserialize", 0) for p in loads),
     }  # fmt: skip
 
 
@@ -107,7 +112,7 @@ def _restart(client: Any, workers: int) -> None:
     """Fresh worker processes, all up and warmed (a loaded machine can drop one mid-restart: retried)."""
     for attempt in range(3):
         try:
-            client.restart()
+            client.restart(timeout=900)
             client.wait_for_workers(workers, timeout=300)
             client.run(_warm)
             return
@@ -146,13 +151,15 @@ def main() -> None:
         itself, tasks = postprocess_itself(fleet, args.models, args.rows, args.chains, args.draws, Path(tmp) / "itself")
         size, seconds = _bundle_cost(fleet, Path(tmp) / "cost", args.rows, args.chains, args.draws)
     headers = ["mode", "wall s", "wall / itself", "wall / tasks", "compiles", "cache loads", "task: build s",
-               "stand-in sampler s", "postprocess s", "outside tasks s"]
+               "stand-in sampler s", "postprocess s", "of it: key ms", "read (or compile) ms", "deserialize ms",
+               "outside tasks s"]
     rows = []
     for out in outs:
         b = _breakdown(out)
         rows.append([out["mode"], f"{out['wall']:.2f}", f"{out['wall'] / itself:.2f}",
                      f"{out['wall'] / tasks:.2f}", str(out["compiles"]),
                      str(out["disk_hits"]), f"{b['build']:.3f}", f"{b['draws']:.3f}", f"{b['postprocess']:.3f}",
+                     f"{1000 * b['key']:.0f}", f"{1000 * b['read']:.0f}", f"{1000 * b['deserialize']:.0f}",
                      f"{b['outside']:.2f}"])
     print(f"fleet: {args.workers} workers x {args.models} models, {args.rows} rows x 20 columns, "
           f"{args.chains} chains x {args.draws} draws; {os.cpu_count()} CPUs")
