@@ -3,8 +3,8 @@
     python bench/fleet.py [--workers 4] [--models 16] [--rows 2000] [--chains 4] [--draws 1000]
     python bench/fleet.py --quick          # 2 workers x 4 models, 500 rows: a smoke run
 
-One ``LocalCluster`` of worker processes, restarted before each mode (fresh processes: no
-memo, no counters carried over) and warmed (pymc, JAX, pymc-aot's runtime and the example
+A new ``LocalCluster`` of worker processes for each mode (fresh processes: no memo, no
+counters carried over) and warmed (pymc, JAX, pymc-aot's runtime and the example
 imported: a worker's start, paid once per process) before the clock starts. Per mode: the
 fleet's wall time (submit to last result), the compiles and cache loads pymc-aot counted in
 every worker, and where a task's time went (means: the model's build, the stand-in sampler,
@@ -108,27 +108,17 @@ def _breakdown(out: dict[str, Any]) -> dict[str, float]:
     }  # fmt: skip
 
 
-def _restart(client: Any, workers: int) -> None:
-    """Fresh worker processes, all up and warmed (a loaded machine can drop one mid-restart: retried)."""
-    for attempt in range(3):
-        try:
-            client.restart(timeout=900)
-            client.wait_for_workers(workers, timeout=300)
-            client.run(_warm)
-            return
-        except Exception:  # a worker that died while restarting: restart again
-            if attempt == 2:
-                raise
-
-
 def run_modes(fleet: Any, args: argparse.Namespace, tmp: Path) -> list[dict[str, Any]]:
+    """Every mode on its own new ``LocalCluster`` (fresh worker processes; ``client.restart()``
+    lost its workers on this loaded machine), warmed before the clock starts."""
     from dask.distributed import Client, LocalCluster
 
     outs = []
-    with LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None) as cluster:
-        with Client(cluster) as client:
-            for mode in fleet.MODES:
-                _restart(client, args.workers)
+    for mode in fleet.MODES:
+        with LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None) as cluster:
+            with Client(cluster) as client:
+                client.wait_for_workers(args.workers, timeout=900)
+                client.run(_warm)
                 out = fleet.run_fleet(client, mode, args.models, args.rows, 20, tmp / mode, args.chains, args.draws)
                 outs.append(out)
     return outs
