@@ -1,6 +1,7 @@
 """Fuzz the cache store: mutated entries and database rows never give a wrong result.
 
     python bench/fuzz_store.py [--cases 10000] [--runtime-every 100] [--seed 0]
+                               [--bundle-cases 2000] [--remote-cases 2000]
 
 Each case copies a pristine cache (two real entries of a small model, one stored twice so
 an old version exists), edits its rows and value files as an attacker with write access
@@ -14,6 +15,12 @@ digest by its signer), wrong arrays (runtime results that differ from stock PyMC
 (any exception: a clean miss and rebuild is the only allowed outcome), not rebuilt (a
 writable store that cannot store and return the entry again afterwards), and outside files
 touched (any change beside the case's cache, or the planted pickle loaded).
+
+Then a cache that travels (``_fuzz_travel``): signed bundles (tampered or dropped members,
+re-signed with a foreign key, swapped entries, truncated zips, extra members, an older
+manifest; imported, read in place or unpacked) and a remote tier (tampered, swapped or
+foreign-signed objects, a worker holding the wrong public key, a backend that raises or
+hangs). Counted: forged or tampered entries accepted, wrong arrays, crashes.
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ for path in (ROOT, ROOT / "tests"):
 
 from bench._fuzz_store_cases import Rows, apply, case_strategy  # noqa: E402
 from bench._fuzz_store_template import Template, snapshot  # noqa: E402
+from bench._fuzz_travel import TravelMaterial, TravelOutcome, run_travel_case, travel_report  # noqa: E402
+from bench._fuzz_travel_cases import bundle_strategy, remote_strategy  # noqa: E402
 
 ENV_SETTINGS = (
     "PYMC_AOT_CACHE_READONLY", "PYMC_AOT_CACHE_KEY", "PYMC_AOT_CACHE_SIGNING_KEY", "PYMC_AOT_CACHE_PUBLIC_KEY",
@@ -171,6 +180,28 @@ def fuzz(template: Template, cases: int, runtime_every: int, seed: int) -> tuple
     return out, time.perf_counter() - t0
 
 
+def fuzz_travel(material: TravelMaterial, kind: str, cases: int, runtime_every: int, seed: int) -> tuple[
+    TravelOutcome, float
+]:
+    """``cases`` bundle (``kind="bundle"``) or remote cases; the outcome and the seconds taken."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    out = TravelOutcome()
+
+    @hypothesis_seed(seed)
+    @settings(max_examples=cases, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(bundle_strategy() if kind == "bundle" else remote_strategy())
+    def one(case: tuple[Any, ...]) -> None:
+        run_travel_case(material, case, out, runtime_every > 0 and out.cases % runtime_every == 0)
+
+    t0 = time.perf_counter()
+    with quiet_store():
+        one()
+    return out, time.perf_counter() - t0
+
+
 @contextlib.contextmanager
 def quiet_store() -> Iterator[None]:
     """Silence the store's warnings (thousands of expected "dropped" lines) while fuzzing."""
@@ -205,20 +236,29 @@ def report(out: Outcome, seconds: float) -> str:
     return "\n".join(lines + [f"  {e}" for e in out.examples])
 
 
-def main(argv: list[str] | None = None) -> Outcome:
+def main(argv: list[str] | None = None) -> bool:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--runtime-every", type=int, default=100, help="every Nth case also runs the runtime")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bundle-cases", type=int, default=2000)
+    parser.add_argument("--remote-cases", type=int, default=2000)
     args = parser.parse_args(argv)
     for name in ENV_SETTINGS:
         os.environ.pop(name, None)
     with fuzz_directory() as tmp:
-        out, seconds = fuzz(Template(Path(tmp)), args.cases, args.runtime_every, args.seed)
-    print(f"python bench/fuzz_store.py --cases {args.cases} --runtime-every {args.runtime_every} --seed {args.seed}")
+        template = Template(Path(tmp))
+        out, seconds = fuzz(template, args.cases, args.runtime_every, args.seed)
+        travel = TravelMaterial(template)
+        bundles = fuzz_travel(travel, "bundle", args.bundle_cases, args.runtime_every, args.seed)
+        remotes = fuzz_travel(travel, "remote", args.remote_cases, args.runtime_every, args.seed)
+    print(f"python bench/fuzz_store.py --cases {args.cases} --runtime-every {args.runtime_every} --seed {args.seed} "
+          f"--bundle-cases {args.bundle_cases} --remote-cases {args.remote_cases}")
     print(report(out, seconds))
-    return out
+    print(travel_report("bundle", *bundles))
+    print(travel_report("remote", *remotes))
+    return out.clean and bundles[0].clean and remotes[0].clean
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main().clean else 1)
+    sys.exit(0 if main() else 1)

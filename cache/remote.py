@@ -6,13 +6,16 @@ as an unpacked bundle's entries and signed the same way, by the operator's Ed255
 (``pymc-aot push``). A worker never trusts the remote: every entry is verified with
 ``PYMC_AOT_CACHE_REMOTE_PUBLIC_KEY`` (else the read-only cache's public key) as a bundle
 entry is. A remote that cannot be reached gives one warning and a miss (a local compile),
-never a failed run. fsspec is imported only on a local miss.
+never a failed run; one that does not answer within ``PYMC_AOT_CACHE_REMOTE_TIMEOUT`` seconds
+(default 30) is given up on for the rest of the process. fsspec is imported only on a local miss.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from .errors import BAD_VALUE, CacheConfigError
@@ -21,7 +24,47 @@ from .verify import check_envelope, check_executable, seal
 
 ENV_REMOTE = "PYMC_AOT_CACHE_REMOTE"
 ENV_REMOTE_PUBLIC_KEY = "PYMC_AOT_CACHE_REMOTE_PUBLIC_KEY"
+ENV_REMOTE_TIMEOUT = "PYMC_AOT_CACHE_REMOTE_TIMEOUT"
+DEFAULT_TIMEOUT = 30.0
 log = logging.getLogger("pymc_aot.cache")
+
+
+class RemoteTimeout(Exception):
+    """The remote did not answer in time."""
+
+
+def remote_timeout() -> float:
+    """Seconds a remote read may take (``$PYMC_AOT_CACHE_REMOTE_TIMEOUT``); CacheConfigError if not a number."""
+    raw = os.environ.get(ENV_REMOTE_TIMEOUT, "").strip()
+    try:
+        seconds = float(raw) if raw else DEFAULT_TIMEOUT
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise CacheConfigError(f"{ENV_REMOTE_TIMEOUT}: expected a number of seconds above 0, got {raw!r}")
+    return seconds
+
+
+def _within(seconds: float, read: Callable[[], Any]) -> Any:
+    """``read()`` on a daemon thread, its result or exception; RemoteTimeout if it takes longer
+    than ``seconds`` (the thread is left behind: a hung backend cannot hang the run or its exit)."""
+    box: list[Any] = []
+
+    def run() -> None:
+        try:
+            box.append((True, read()))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            box.append((False, exc))
+
+    thread = threading.Thread(target=run, name="pymc-aot-remote-read", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if not box:
+        raise RemoteTimeout(f"no answer within {seconds:g} s ({ENV_REMOTE_TIMEOUT})")
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value
 
 
 class RemoteTier:
@@ -34,6 +77,7 @@ class RemoteTier:
         self._root = ""
         self._warned: set[str] = set()
         self._fetched: dict[str, tuple[bytes, dict[str, Any]]] = {}
+        self._offline = False  # set when a read timed out: not asked again in this process
 
     def _warn_once(self, what: str, message: str) -> None:
         if what not in self._warned:
@@ -69,14 +113,15 @@ class RemoteTier:
         """The verified executable and metadata of ``digest``; None if absent, refused or unreachable."""
         if digest in self._fetched:
             return self._fetched[digest]
-        verifier = self.verifier
+        if self._offline:
+            return None
+        verifier, seconds = self.verifier, remote_timeout()
         try:
-            fs, _ = self.filesystem()
-            envelope = fs.cat_file(self._path(digest, "meta.json"))
-            executable = fs.cat_file(self._path(digest, "exe"))
+            envelope, executable = _within(seconds, lambda: self._read(digest))
         except FileNotFoundError:
             return None
         except Exception as exc:  # noqa: BLE001 - any backend failure: a miss, never a failed run
+            self._offline = isinstance(exc, RemoteTimeout)
             self._warn_once("unreachable", f"pymc-aot: the remote cache {self.url} cannot be read ({exc}); compiling")
             return None
         try:
@@ -87,6 +132,10 @@ class RemoteTier:
             return None
         self._fetched[digest] = found
         return found
+
+    def _read(self, digest: str) -> tuple[bytes, bytes]:
+        fs, _ = self.filesystem()
+        return fs.cat_file(self._path(digest, "meta.json")), fs.cat_file(self._path(digest, "exe"))
 
     def push(self, digest: str, executable: bytes, metadata: dict[str, Any], signer: Any) -> None:
         """Upload one entry signed with the operator's ``signer``: the executable first, its

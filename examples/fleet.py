@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 MODES = ("none", "per-worker", "shared", "bundle", "remote")
-CHAINS, DRAWS = 2, 200
+CHAINS, DRAWS = 4, 1000  # pm.sample's defaults: the posterior a user postprocesses
 
 
 def regression(seed: int, n: int, p: int, groups: int = 5) -> Any:
@@ -52,38 +52,51 @@ def regression(seed: int, n: int, p: int, groups: int = 5) -> Any:
 
 
 def draws_for(model: Any, seed: int, chains: int = CHAINS, draws: int = DRAWS) -> list[np.ndarray]:
-    """Stand-in raw draws (unconstrained, ``(chains, draws, *shape)``), as a sampler returns them."""
+    """Stand-in raw draws (unconstrained, ``(chains, draws, *shape)``), as a sampler returns them.
+
+    Shapes come from the model's graph (``value_shapes`` folds them); ``model.initial_point()``
+    would compile a PyTensor function for every model, which a real sampler has done anyway."""
+    from pymc_aot.aot.build.value_shapes import value_shapes
+
     rng = np.random.default_rng(seed)
-    point = model.initial_point()
+    shapes = value_shapes(model)
     return [
-        (np.asarray(point[v.name]) + rng.normal(scale=0.3, size=(chains, draws, *np.shape(point[v.name])))).astype(
-            v.dtype
-        )
-        for v in model.value_vars
+        rng.normal(scale=0.3, size=(chains, draws, *shape)).astype(model.rvs_to_values[rv].dtype)
+        for rv, shape in zip(model.free_RVs, shapes, strict=True)
     ]
 
 
-def fit_one(seed: int, n: int, p: int, env: dict[str, str]) -> dict[str, Any]:
-    """One task on a worker: build model ``seed``, postprocess its draws through pymc-aot."""
-    pid = os.getpid()
+def fit_one(seed: int, n: int, p: int, env: dict[str, str], chains: int = CHAINS, draws: int = DRAWS) -> dict[str, Any]:
+    """One task on a worker: build model ``seed``, postprocess its draws through pymc-aot.
+
+    Returns the result's mean, what pymc-aot counted, and where the task's time went: the
+    model's build, the stand-in sampler, the postprocessing (and its phases: fingerprint, key,
+    cache read and verify, deserialize, call), with wall-clock start and end for the fleet."""
+    started, pid = time.time(), os.getpid()
     os.environ.update({k: v.format(pid=pid, seed=seed) for k, v in env.items()})
+    import jax
+
     from pymc_aot import runtime
 
     if env.get("FLEET_NO_CACHE"):
         runtime.clear_memo()  # no cache at all: every model compiles
+    t0 = time.perf_counter()
     model = regression(seed, n, p)
-    samples = draws_for(model, seed)
+    t1 = time.perf_counter()
+    samples = draws_for(model, seed, chains, draws)
     before = runtime.COUNTERS.compiles, runtime.COUNTERS.disk_hits
-    start = time.perf_counter()
-    result = runtime.postprocess(model, samples, strategy="vmap")
-    seconds = time.perf_counter() - start
+    t2 = time.perf_counter()
+    result = jax.block_until_ready(runtime.postprocess(model, samples, strategy="vmap"))  # computed, not queued
+    t3 = time.perf_counter()
     return {
-        "seed": seed, "worker": pid, "seconds": seconds, "mu_mean": float(np.mean(result["mu"])),
+        "seed": seed, "worker": pid, "seconds": t3 - t2, "build": t1 - t0, "draws": t2 - t1,
+        "phases": dict(runtime.COUNTERS.last_phases), "started": started, "ended": time.time(),
+        "mu_mean": float(np.mean(result["mu"])),
         "compiles": runtime.COUNTERS.compiles - before[0], "disk_hits": runtime.COUNTERS.disk_hits - before[1],
     }  # fmt: skip
 
 
-def prepare(mode: str, base: Path, n: int, p: int) -> dict[str, str]:
+def prepare(mode: str, base: Path, n: int, p: int, chains: int = CHAINS, draws: int = DRAWS) -> dict[str, str]:
     """Precompile once (operator) and return the workers' cache settings for ``mode``."""
     if mode == "none":
         return {"PYMC_AOT_CACHE_DIR": str(base / "none-{pid}-{seed}"), "FLEET_NO_CACHE": "1"}
@@ -94,7 +107,7 @@ def prepare(mode: str, base: Path, n: int, p: int) -> dict[str, str]:
 
     private, public = generate_keypair(base / "keys")
     operator = CacheStore(base / "operator", signing_key=private)
-    aot.precompile(regression(0, n, p), chains=CHAINS, draws=DRAWS, strategy="vmap", cache=operator)
+    aot.precompile(regression(0, n, p), chains=chains, draws=draws, strategy="vmap", cache=operator)
     read_only = {"PYMC_AOT_CACHE_READONLY": "1", "PYMC_AOT_CACHE_PUBLIC_KEY": str(public)}
     if mode == "shared":
         return {"PYMC_AOT_CACHE_DIR": str(operator.directory), **read_only}
@@ -116,11 +129,13 @@ def prepare(mode: str, base: Path, n: int, p: int) -> dict[str, str]:
     }  # fmt: skip
 
 
-def run_fleet(client: Any, mode: str, models: int, n: int, p: int, base: Path) -> dict[str, Any]:
+def run_fleet(
+    client: Any, mode: str, models: int, n: int, p: int, base: Path, chains: int = CHAINS, draws: int = DRAWS
+) -> dict[str, Any]:
     """Prepare ``mode``, run ``models`` tasks on the cluster, and sum what the workers report."""
-    env = prepare(mode, base, n, p)
+    env = prepare(mode, base, n, p, chains, draws)
     start = time.perf_counter()
-    futures = client.map(fit_one, range(models), n=n, p=p, env=env, pure=False)
+    futures = client.map(fit_one, range(models), n=n, p=p, env=env, chains=chains, draws=draws, pure=False)
     results = client.gather(futures)
     wall = time.perf_counter() - start
     return {

@@ -114,3 +114,41 @@ def test_doctor_shows_the_remote_tier(remote, keys, monkeypatch):
     monkeypatch.setenv("PYMC_AOT_CACHE_REMOTE", "nosuchprotocol://x")
     facts, problems = remote_facts()
     assert dict(facts)["reachable"] == "no" and "cannot be listed" in problems[0]
+
+
+def test_a_remote_that_hangs_is_given_up_on_once_and_misses(tmp_path, keys, monkeypatch, caplog):
+    import threading
+
+    import fsspec
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    release, calls = threading.Event(), []
+
+    class Hangs(MemoryFileSystem):
+        protocol = "pymcaothangs"
+
+        def cat_file(self, path, *args, **kwargs):
+            calls.append(path)
+            release.wait(60)
+            raise FileNotFoundError(path)
+
+    fsspec.register_implementation("pymcaothangs", Hangs, clobber=True)
+    monkeypatch.setenv("PYMC_AOT_CACHE_REMOTE", "pymcaothangs://bucket/prefix")
+    monkeypatch.setenv("PYMC_AOT_CACHE_REMOTE_PUBLIC_KEY", str(keys[1]))
+    monkeypatch.setenv("PYMC_AOT_CACHE_REMOTE_TIMEOUT", "0.3")
+    worker = CacheStore(tmp_path / "worker")
+    try:
+        with caplog.at_level(logging.WARNING, logger="pymc_aot.cache"):
+            assert worker.get(A) is None and worker.get(B) is None and worker.metadata(A) is None
+    finally:
+        release.set()
+    messages = [r.getMessage() for r in caplog.records if r.name == "pymc_aot.cache"]
+    assert len(messages) == 1 and "no answer within 0.3 s" in messages[0]
+    assert len(calls) == 1, "after one timeout the remote is not asked again in this process"
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-1"])
+def test_a_bad_remote_timeout_names_the_variable(tmp_path, remote, monkeypatch, value):
+    monkeypatch.setenv("PYMC_AOT_CACHE_REMOTE_TIMEOUT", value)
+    with pytest.raises(CacheConfigError, match=f"PYMC_AOT_CACHE_REMOTE_TIMEOUT: .* got '{value}'"):
+        CacheStore(tmp_path / "worker").get(A)
