@@ -3,7 +3,7 @@
     python bench/first_run.py [--quick] [--models radon,lkj] [--repeats 1]
 
 Per model, fresh processes in turn: ``stock`` (``pm.sample(nuts_sampler="numpyro")``),
-``cold`` (inside ``enable()``, empty cache: auto's choice and compiles happen here) and
+``cold`` (inside ``enable(sampler=False)``, empty cache: auto's choice and compiles happen here) and
 ``warm`` (the same cache again: nothing compiled). Each times ``pm.sample`` (``total``) and
 its postprocessing part (``post``: pymc-aot's preflight plus the ``_postprocess_samples``
 seam; stock: PyMC's seam). Models: bench/models.py's and bench/first_run_models.py's

@@ -86,9 +86,25 @@ def test_vmap_that_wins_is_the_only_compile_before_the_run(model, tmp_path, comp
     assert _by_strategy(done) == _by_strategy(full)  # the same numbers as a search made all at once
 
 
+def test_vmap_beyond_the_working_set_runs_first_and_the_rule_decides_later(model, tmp_path, compiles, monkeypatch):
+    for module in (auto, auto_first):  # nothing fits the working set: vmap cannot be known to win
+        monkeypatch.setattr(module, "WORKING_SET", 1)
+    entry = _deferred(model, tmp_path / "first")
+    assert compiles["now"] == ["vmap"], "vmap fits the budget: one compile before the run, as stock PyMC's"
+    first = _choice(tmp_path / "first", entry)
+    assert first["chosen"] == "vmap" and first["pending"] == list(auto_first.LATER) and "own strategy" in first["note"]
+    assert auto_later.wait(600)
+    done = _choice(tmp_path / "first", entry)
+    full = _full(model, tmp_path / "full")
+    assert "pending" not in done and done["chosen"] == full["chosen"] != "vmap"
+    assert _by_strategy(done) == _by_strategy(full)
+
+
 def test_a_predicted_winner_runs_first_and_the_rule_decides_later(model, tmp_path, compiles, monkeypatch):
     for module in (auto, auto_first):  # nothing fits the working set: vmap cannot be known to win
         monkeypatch.setattr(module, "WORKING_SET", 1)
+    fits = auto._Search.fits  # and vmap does not fit the budget: another strategy must run
+    monkeypatch.setattr(auto._Search, "fits", lambda self, meta: meta.label != "vmap" and fits(self, meta))
     entry = _deferred(model, tmp_path / "first")
     assert compiles["now"][0] == "vmap" and len(compiles["now"]) == 2
     first = _choice(tmp_path / "first", entry)

@@ -1,4 +1,4 @@
-"""bench/first_result.py runs end to end on a tiny model, and its hit imports no builder."""
+"""bench/first_result.py and bench/first_run.py run end to end on a tiny model; first_result's hit imports no builder."""
 
 from __future__ import annotations
 
@@ -23,3 +23,15 @@ def test_first_result_tiny(capsys):
     assert {"import", "fingerprint", "key", "read", "deserialize", "call"} <= set(phases)
     assert "compile" not in phases  # a hit
     assert "Where the hit's time goes" in capsys.readouterr().out
+
+
+def test_first_run_tiny():
+    """bench/first_run.py's three fresh processes (stock, cold, warm) on a tiny run: the children
+    time the seams they patch (a renamed seam failed the cold child before), cold and warm equal
+    stock, the warm run compiles nothing."""
+    from bench import first_run
+
+    r = first_run.measure("eight_schools", 1.0, 2, 10, 10, 1)
+    assert r["same"] and r["warm_compiles"] == 0 and r["cold_compiles"] >= 1
+    assert r["stock_post"] > 0 and r["cold_post"] > 0 and r["warm_post"] > 0
+    assert "cold/stock total" in first_run.row(r)

@@ -9,12 +9,17 @@ with one or two compiles:
    set, the rule's winner is known: every other candidate takes more sequential steps than
    vmap's one (with more than one draw per chain), so none can rank before it. Nothing else
    is needed to choose.
-2. Else the rule's *predicted* winner: the candidates the rule would weigh, sized from
+2. Else, if vmap fits the budget, the run uses it: it is what stock PyMC runs, and a second
+   compile before the run (the rule's winner when vmap's temporaries exceed the working set)
+   cost the first run more than it saved (bench/first_run.py: regression's postprocessing
+   6.4x stock's with two compiles). The rule's choice is stored once the background has
+   compiled every candidate; the next run uses it.
+3. Else (vmap does not fit) the rule's *predicted* winner: the candidates the rule would weigh, sized from
    vmap's temporaries per draw (temp / draws, the probe's role), their temporaries
    predicted likewise (``batched(B)``: B draws', ``scan_vmap``: one per chain,
    ``nested_scan``: one), ranked by the rule. It is compiled; if it fits the budget, the
    run uses it.
-3. Neither fits: the full search, as without ``defer``, and ``MemoryBudgetError`` if nothing
+4. Neither fits: the full search, as without ``defer``, and ``MemoryBudgetError`` if nothing
    fits (still before sampling). A run that fits is never refused: anything that fits
    means the probe, which the full search weighs too, fits.
 
@@ -38,7 +43,7 @@ from ..build.request import Progress, TransformRequest
 from ..strategies.budget import MemoryBudgetError
 from ..strategies.strategies import Strategy
 from .auto import RULE, WORKING_SET, _candidate_strategies, _named, _pick, _rank, _Search, _weigh, record_choice
-from .auto_later import report_compiles, submit
+from .auto_later import report_compiles, report_recorded, submit, yield_to_runs
 from .stream_fit import acceptable
 
 log = logging.getLogger("pymc_aot")
@@ -84,6 +89,13 @@ def first_choice(search: _Search) -> tuple[Candidate, str, tuple[str, ...], str]
             "before it; the others are compiled in the background for the record"
         )
         return vmap, RULE, LATER, note
+    if vmap.fits:  # stock PyMC's own strategy fits: a second compile before the run would cost more than it saves
+        note = (
+            f"vmap fits the budget and the run uses it (PyMC's own strategy) although its temporaries "
+            f"({human_bytes(vmap.extra)}) exceed the working set ({human_bytes(WORKING_SET)}); the rule's "
+            "choice is made in the background once every candidate is compiled, and may differ"
+        )
+        return vmap, RULE, LATER, note
     tried = search.attempt(_predicted(search, vmap))
     best = _weigh(tried, search.fits(tried.metadata))
     if not best.fits:
@@ -117,7 +129,8 @@ def later(search: _Search, entry: TransformEntry) -> TransformEntry:
     assert search.store is not None
     directory = search.store.directory
     _QUEUED.add((str(directory), search.request.key.digest))
-    submit(lambda: _complete(search, directory), f"auto candidates of {search.request.key.digest[:12]}")
+    first = entry.metadata.auto.chosen if entry.metadata.auto is not None else None
+    submit(lambda: _complete(search, directory, first), f"auto candidates of {search.request.key.digest[:12]}")
     return entry
 
 
@@ -131,11 +144,12 @@ def resume(request: TransformRequest, store: CacheStore | None) -> None:
         submit(lambda: _complete(search, directory), f"auto of {request.key.digest[:12]}")
 
 
-def _complete(search: _Search, directory: object) -> None:
-    """The full search, in the background, into a store of this thread's own."""
+def _complete(search: _Search, directory: object, first: str | None = None) -> None:
+    """The full search, in the background, into a store of this thread's own; ``first``: the
+    strategy the run uses (the runtime is told if the complete choice differs)."""
     store = CacheStore(str(directory))
     try:
-        search.store, search.progress = store, None
+        search.store, search.progress = store, yield_to_runs
         try:
             already = sum(t.entry is not None for t in search.tried.values())
             best, rule = _pick(search, search.attempt(_named("batched", 1)).metadata)
@@ -143,6 +157,8 @@ def _complete(search: _Search, directory: object) -> None:
             log.warning("pymc-aot: auto kept its first choice: %s", exc)
             return
         report_compiles(record_choice(search, best, rule).compiles - already)
+        if best.strategy != first:
+            report_recorded(search.request.key.digest)
     finally:
         store.close()
         _QUEUED.discard((str(directory), search.request.key.digest))

@@ -9,6 +9,11 @@ The thread runs at the lowest CPU priority (``nice`` 19, Linux: per thread, inhe
 threads it starts): it is to use cores the sampler leaves idle, not to slow the chains. On a
 busy 2-core machine at normal priority its compiles took as long off the critical path as on
 it (bench/first_run.py, regression: total 1.78x stock either way).
+
+While a run postprocesses (:func:`held`, from the end of sampling to the end of
+``pm.sample``) the thread stops at its next step (between building, lowering, compiling and
+storing a candidate) until the run is done: a thread at ``nice`` 19 on a busy machine may
+hold the GIL for a long time before it is scheduled again, stalling the run's Python work.
 """
 
 from __future__ import annotations
@@ -27,12 +32,53 @@ _idle = threading.Condition(_lock)
 _worker: threading.Thread | None = None
 compiled_hooks: list[Callable[[int], None]] = []
 """Called with the number of executables a background job compiled (the runtime counts them)."""
+recorded_hooks: list[Callable[[str], None]] = []
+"""Called with a key's digest whose stored entry a background job replaced by another executable
+(the runtime forgets what it holds for it)."""
+_holds = 0
+_unheld = threading.Condition(threading.Lock())
 
 
 def report_compiles(count: int) -> None:
     """Tell :data:`compiled_hooks` that a background job compiled ``count`` executables."""
     for hook in list(compiled_hooks):
         hook(count)
+
+
+def report_recorded(digest: str) -> None:
+    """Tell :data:`recorded_hooks` that ``digest``'s stored entry now holds another executable."""
+    for hook in list(recorded_hooks):
+        hook(digest)
+
+
+def hold() -> None:
+    """Pause the background jobs at their next step until :func:`release` (one per hold)."""
+    global _holds
+    with _unheld:
+        _holds += 1
+
+
+def release() -> None:
+    """End one :func:`hold`; the jobs go on once every hold has ended."""
+    global _holds
+    with _unheld:
+        _holds = max(0, _holds - 1)
+        if not _holds:
+            _unheld.notify_all()
+
+
+def held() -> bool:
+    """Whether a run holds the background jobs."""
+    with _unheld:
+        return _holds > 0
+
+
+def yield_to_runs(step: str = "") -> None:
+    """Where a background job may pause: wait while a run holds the jobs (no-op elsewhere)."""
+    if threading.current_thread() is not _worker:
+        return
+    with _unheld:
+        _unheld.wait_for(lambda: _holds == 0)
 
 
 def submit(job: Callable[[], None], what: str) -> None:

@@ -97,9 +97,12 @@ def precompile_with(
     progress: Progress | None = None,
     inputs: InputKind = "unconstrained",
     defer: bool = False,
+    live: bool = False,
 ) -> TransformEntry:
     """:func:`precompile` with the request's options as one value (``compare`` and the hooks);
-    ``defer``: see :func:`resolve`."""
+    ``defer``: see :func:`resolve`. ``live``: return a just compiled executable with the entry
+    (``pm.sample``'s preflight hands it to the runtime's memo, so its postprocessing does not
+    read it back from disk); otherwise the entry comes without it."""
     fp = fingerprint_model(model)
     _warn_discrete(model)
     values, spec = _inputs_and_outputs(model, fp, chains, draws, inputs, options.var_names, options.log_likelihood)
@@ -114,7 +117,7 @@ def precompile_with(
     finally:
         if store is not cache:
             store.close()  # opened here, closed here
-    return dataclasses.replace(entry, payload=b"", executable=None)  # stored; nothing to hold on to
+    return dataclasses.replace(entry, payload=b"", executable=entry.executable if live else None)
 
 
 def _warn_discrete(model: Any) -> None:

@@ -66,6 +66,8 @@ class ActiveSampling:
     written: dict[str, Path] = field(default_factory=dict)  # with out=: groups written to the store
     stock: bool = False
     """The preflight failed: this call runs PyMC's own path throughout (one warning said so)."""
+    holding: list[bool] = field(default_factory=list)
+    """Non-empty once sampling is over and the postprocessing holds ``auto``'s background jobs."""
 
 
 ACTIVE: contextvars.ContextVar[ActiveSampling | None] = contextvars.ContextVar("pymc_aot_active", default=None)

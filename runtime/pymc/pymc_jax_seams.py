@@ -120,7 +120,17 @@ def _get_jaxified_graph(inputs: Any = None, outputs: Any = None) -> Any:
     known = set(posterior_names(model))
     if list(inputs) != list(model.value_vars) or not all(getattr(o, "name", None) in known for o in outputs):
         return original(inputs=inputs, outputs=outputs)  # the sampler's logp, or someone else's graph
+    _hold_background(active)  # sampling is over: the postprocessing starts
     return DeferredGraph(model, list(inputs), list(outputs), vectorize, active.budget)
+
+
+def _hold_background(active: ActiveSampling) -> None:
+    """Pause ``auto``'s background compiles until this ``pm.sample`` returns (``aot.choice.auto_later``)."""
+    if not active.holding:
+        from ...aot.choice import auto_later
+
+        auto_later.hold()
+        active.holding.append(True)
 
 
 def _postprocess_samples(
@@ -161,6 +171,8 @@ def _get_log_likelihood(model: Any, samples: Any, backend: Any = None, postproce
     active = ACTIVE.get()
     if active is not None and active.stock:
         return STATE.originals["_get_log_likelihood"](model, samples, backend, postprocessing_vectorize)
+    if active is not None:
+        _hold_background(active)
     names = tuple(rv.name for rv in model.observed_RVs)
     vectorize = active.vectorize if active is not None else postprocessing_vectorize
     budget = active.budget if active is not None else None
@@ -207,6 +219,10 @@ def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
     finally:
         ACTIVE.reset(token)
         SAMPLING.reset(sampling)
+        if active.holding:
+            from ...aot.choice import auto_later
+
+            auto_later.release()
 
 
 REPLACEMENTS = {

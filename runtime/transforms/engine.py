@@ -6,6 +6,7 @@ they came from and the counters of what happened; the functions here use it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -58,20 +59,31 @@ def load_or_compile(request: TransformRequest, store: CacheStore | None) -> Load
 
 def precompile_counted(model: Any, options: RequestOptions, defer: bool = False, **shape: Any) -> TransformEntry:
     """``aot.resolve.precompile_with`` for ``pm.sample``'s preflight, its compiles counted in
-    :data:`COUNTERS` (a stored entry is not a disk hit: no executable was loaded)."""
+    :data:`COUNTERS` (a stored entry is not a disk hit: no executable was loaded).
+
+    An executable compiled here is kept in the memo under its key's digest (the one the
+    postprocessing's request computes from the draws when their shapes are the preflight's):
+    the postprocessing runs it without reading it back from disk and deserializing it."""
     from ...aot.choice import auto_later
     from ...aot.choice.resolve import precompile_with
 
     if _count_later not in auto_later.compiled_hooks:  # what auto compiles after the preflight counts too
         auto_later.compiled_hooks.append(_count_later)
-    entry = precompile_with(model, options, defer=defer, **shape)
+    if _forget not in auto_later.recorded_hooks:  # a complete choice replaces the first one on disk
+        auto_later.recorded_hooks.append(_forget)
+    entry = precompile_with(model, options, defer=defer, live=True, **shape)
     if entry.compiles:
         DEFAULT.count(entry, preflight=True)
-    return entry
+    DEFAULT.adopt(entry)
+    return dataclasses.replace(entry, executable=None)
 
 
 def _count_later(compiles: int) -> None:
     DEFAULT.count_later(compiles)
+
+
+def _forget(digest: str) -> None:
+    DEFAULT.forget(digest)
 
 
 def run_transform(

@@ -119,6 +119,18 @@ class TransformCache:
                 self._memo.popitem(last=False)
         return loaded
 
+    def adopt(self, entry: TransformEntry) -> None:
+        """Remember ``entry``'s live executable (just compiled, e.g. by ``pm.sample``'s
+        preflight) under its digest, as a lookup would after loading it; an entry without
+        one (read from the store) changes nothing."""
+        if entry.executable is not None:
+            self._remember(entry.digest, LoadedTransform(entry.executable, entry.metadata))
+
+    def forget(self, digest: str) -> None:
+        """Drop ``digest`` from the memo (its stored entry changed: the next lookup reads it)."""
+        with self._lock:
+            self._memo.pop(digest, None)
+
     def knows(self, digest: str, store: CacheStore | None) -> bool:
         """Whether ``digest`` is loaded here or stored (no executable is read)."""
         with self._lock:
