@@ -49,7 +49,7 @@ if mode != "stock":
     import pymc_aot
     from pymc_aot.runtime.pymc import pymc_jax_seams
 
-    pymc_aot.enable(cache_dir=cache)
+    pymc_aot.enable(cache_dir=cache, sampler=False)  # postprocessing's first run; PyMC samples
     pymc_jax_seams._preflight = timed(pymc_jax_seams._preflight, "preflight")
 if mode == "cold":
     import threading
