@@ -240,3 +240,28 @@ def test_a_checkpoint_needs_the_compiled_sampler(tmp_path):
     with pytest.raises(ValueError, match="checkpoint: a resumable run needs the compiled sampler"):
         runtime.enable(sampler=False, checkpoint=tmp_path / "run.zarr")
     assert not runtime.is_enabled()
+
+
+@pytest.mark.parametrize("where", ["enable", "preflight"])
+def test_a_run_whose_sampler_would_not_fit_is_refused_before_sampling(where, cache_dir, monkeypatch):
+    """The chunk program's stored peak plus the draws kept, against ``enable(memory_budget=...)``
+    or the budget auto's preflight fixed for the call: ``MemoryBudgetError`` before any step."""
+    from zoo import regression_data
+
+    import pymc_aot.runtime.pymc.preflight
+    from pymc_aot import runtime
+    from pymc_aot.aot.strategies.budget import MemoryBudgetError
+    from pymc_aot.runtime.sampler import run
+
+    stepped = []
+    monkeypatch.setattr(run, "run_chunks", lambda *a, **k: stepped.append(1))
+    options = {"strategy": "vmap", "memory_budget": 1000}
+    if where == "preflight":
+        options = {}
+        monkeypatch.setattr(pymc_aot.runtime.pymc.preflight, "preflight", lambda *a, **k: 1000)
+    with runtime.enabled(cache_dir=str(cache_dir), **options), pytest.raises(MemoryBudgetError) as caught:
+        _sample(regression_data(), draws=20, tune=20)
+    message = str(caught.value)
+    assert "compiled numpyro sampler needs at least" in message and "(1,000 bytes)" in message, message
+    assert "chunk program" in message and "draws kept" in message, message
+    assert stepped == []
