@@ -265,3 +265,35 @@ def test_a_run_whose_sampler_would_not_fit_is_refused_before_sampling(where, cac
     assert "compiled numpyro sampler needs at least" in message and "(1,000 bytes)" in message, message
     assert "chunk program" in message and "draws kept" in message, message
     assert stepped == []
+
+
+def _posterior_and_lp(idata):
+    return {**{k: v.values for k, v in idata.posterior.items()}, "lp": idata.sample_stats["lp"].values}
+
+
+def test_parallel_chains_run_split_over_devices_and_vectorized_where_too_few(cache_dir, monkeypatch):
+    """``chain_method="parallel"``: one chain per device (the key names the mesh), the same
+    posterior as vectorized up to floating point (another XLA program); with fewer devices than
+    chains, one warning and the vectorized program's very bits."""
+    from zoo import regression_data
+
+    from pymc_aot import runtime
+    from pymc_aot.aot.compat import sampler_options
+    from pymc_aot.aot.sampler import parallel
+    from pymc_aot.cache import CacheStore
+
+    model = regression_data()
+    runs = {}
+    with runtime.enabled(cache_dir=str(cache_dir), strategy="vmap", chunk_size=25):
+        for method in ("parallel", "vectorized"):
+            runs[method] = _posterior_and_lp(
+                _sample(model, draws=30, tune=30, **sampler_options({"chain_method": method}))
+            )
+        meshes = [e.metadata["key"].get("mesh") for e in CacheStore(cache_dir).entries()]
+        assert sum(1 for m in meshes if m and "shape=(2,) split=chains" in m) == 2, meshes  # init and chunk
+        monkeypatch.setattr(parallel, "_devices", lambda platform: parallel.jax.devices(platform)[:1])
+        with pytest.warns(UserWarning, match="chain_method='parallel' needs 2 cpu devices and this process has 1"):
+            few = _posterior_and_lp(_sample(model, draws=30, tune=30, **sampler_options({"chain_method": "parallel"})))
+    for name, value in runs["parallel"].items():
+        np.testing.assert_allclose(value, runs["vectorized"][name], rtol=1e-6, atol=1e-8, err_msg=name)
+        np.testing.assert_array_equal(few[name], runs["vectorized"][name], err_msg=name)
