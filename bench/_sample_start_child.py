@@ -1,8 +1,9 @@
 """One fresh-process pm.sample for sample_start.py. Prints JSON.
 
-Usage: _sample_start_child.py MODE CACHE_DIR MODEL SCALE DRAWS TUNE CHAINS SAMPLER
-MODE: stock | stock+jax (JAX's persistent cache in CACHE_DIR) | aot | aot+newdata (pm.Data values
-scaled by 1.01 before sampling: same shapes, new values)
+Usage: _sample_start_child.py MODE CACHE_DIR MODEL SCALE DRAWS TUNE CHAINS SAMPLER [CHUNK_SIZE]
+MODE: stock | stock+jax (JAX's persistent cache in CACHE_DIR) | aot (the compiled sampler, chunks of
+CHUNK_SIZE steps, default 100); a ``+newdata`` suffix scales the pm.Data values by 1.01 before
+sampling (same shapes, new values).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 import time
 
 mode, cache_dir, model_name, scale, draws, tune, chains, sampler = sys.argv[1:9]
+chunk_size = int(sys.argv[9]) if len(sys.argv) > 9 else 100
 T0 = time.perf_counter()
 
 import jax  # noqa: E402
@@ -26,11 +28,11 @@ WATCHED = ("jaxpr_trace_duration", "jaxpr_to_mlir_module_duration", "backend_com
 jax.monitoring.register_event_duration_secs_listener(
     lambda event, secs, **_: events.append((time.perf_counter(), secs)) if any(w in event for w in WATCHED) else None
 )
-if mode == "stock+jax":
+if mode.startswith("stock+jax"):
     jax.config.update("jax_compilation_cache_dir", cache_dir)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
 elif mode.startswith("aot"):
-    runtime.enable(cache_dir=cache_dir, sampler=True, strategy="vmap")
+    runtime.enable(cache_dir=cache_dir, strategy="vmap", chunk_size=chunk_size)  # the compiled sampler: default
 
 window: dict[str, float] = {}
 name = f"_sample_{sampler}_nuts"
@@ -47,7 +49,7 @@ def timed(*args, **kwargs):
 
 setattr(pymc_jax, name, timed)
 model = MODELS[model_name](float(scale))
-if mode == "aot+newdata":
+if mode.endswith("+newdata"):
     with model:
         pm.set_data({v.name: v.get_value() * 1.01 for v in model.data_vars if v.dtype.startswith("float")})
 t0 = time.perf_counter()
@@ -75,6 +77,7 @@ print(
             "sampling": window["end"] - ready,
             "postprocess": t_end - window["end"],
             "total": t_end - t0,
+            "window": window["end"] - window["start"],
             "process": t_end - T0,
         }
     )

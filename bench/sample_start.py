@@ -1,7 +1,8 @@
 """How soon pm.sample(nuts_sampler=...) draws, in fresh processes: stock PyMC, stock with JAX's
-persistent cache warm, pymc-aot's compiled sampler cold, warm, and warm after new pm.Data values.
+persistent cache warm (also on new pm.Data values: PyMC bakes data into the program, so that cache
+misses), pymc-aot's compiled sampler cold, warm, and warm after new pm.Data values.
 
-    python bench/sample_start.py [--quick] [--model eight_schools --sampler numpyro ...]
+    python bench/sample_start.py [--quick] [--model eight_schools --scale 0.01 --sampler numpyro ...]
 
 first draw: from pm.sample's call until the sampler is ready to step (stock: the sampler's
 own JAX trace, lowering and compile inside its call, plus everything before it; pymc-aot: until
@@ -34,6 +35,9 @@ def measure(model: str, scale: float, draws: int, tune: int, chains: int, sample
     with tempfile.TemporaryDirectory() as tmp:
         run_child("_sample_start_child.py", "stock+jax", tmp, *args, timeout=3600)
         out["stock, JAX cache warm"] = run_child("_sample_start_child.py", "stock+jax", tmp, *args, timeout=3600)
+        out["stock, JAX cache warm, new pm.Data"] = run_child(
+            "_sample_start_child.py", "stock+jax+newdata", tmp, *args, timeout=3600
+        )
     with tempfile.TemporaryDirectory() as tmp:
         out["pymc-aot cold"] = run_child("_sample_start_child.py", "aot", tmp, *args, timeout=3600)
         out["pymc-aot warm"] = run_child("_sample_start_child.py", "aot", tmp, *args, timeout=3600)
@@ -44,14 +48,15 @@ def measure(model: str, scale: float, draws: int, tune: int, chains: int, sample
 def render(results: dict[str, dict[str, dict[str, float]]]) -> str:
     parts = []
     for model, rows in results.items():
-        stock = rows["stock"]
+        stock, jax_warm = rows["stock"], rows["stock, JAX cache warm"]
         table = Table.of(
-            ("mode", *COLUMNS, "first draw vs stock", "total vs stock"),
+            ("mode", *COLUMNS, "first draw vs stock", "vs JAX cache warm", "total vs stock"),
             (
                 (
                     mode,
                     *(f"{r[c]:.2f} s" for c in COLUMNS),
                     f"{stock['first_draw'] / r['first_draw']:.1f}x",
+                    f"{jax_warm['first_draw'] / r['first_draw']:.1f}x",
                     f"{stock['total'] / r['total']:.1f}x",
                 )
                 for mode, r in rows.items()
@@ -71,13 +76,15 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, dict[str, float]]
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--sampler", default="numpyro", choices=["numpyro", "blackjax"])
     parser.add_argument(
-        "--quick", action="store_true", help="eight schools and a small regression (scale 0.01), 2 chains x (200 + 200)"
+        "--quick",
+        action="store_true",
+        help="wide_hierarchical at scale 0.25 (unless --model, --scale), 2 chains x (200 + 200)",
     )
     parser.add_argument("--json", action="store_true")
     opts = parser.parse_args(argv)
     if opts.quick:
-        opts.model, opts.draws, opts.tune, opts.chains = opts.model or ["eight_schools", "regression"], 200, 200, 2
-        opts.scale = 0.01
+        opts.model, opts.draws, opts.tune, opts.chains = opts.model or ["wide_hierarchical"], 200, 200, 2
+        opts.scale = opts.scale if "--scale" in (argv if argv is not None else sys.argv) else 0.25
     models = opts.model or ["regression", "wide_hierarchical", "eight_schools"]
     results = {m: measure(m, opts.scale, opts.draws, opts.tune, opts.chains, opts.sampler) for m in models}
     if opts.json:

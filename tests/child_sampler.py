@@ -1,7 +1,7 @@
 """Fresh process: pm.sample on the compiled sampler; writes the posterior and prints what ran.
 
 Usage: python child_sampler.py SAMPLER OUT.npz JSON_OPTIONS
-options: tune, draws, chains, seed, chunk_size, checkpoint, slow_writes (seconds after each chunk)
+options: tune, draws, chains, seed, chunk_size, checkpoint, chain_method, slow_writes (seconds after each chunk)
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import pymc as pm
 from zoo import regression_data
 
 from pymc_aot import runtime
+from pymc_aot.aot.compat import sampler_options
 
 sampler, out, options = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 if options.get("slow_writes"):
@@ -28,7 +29,7 @@ if options.get("slow_writes"):
 
     checkpoint.Checkpoint.write = slow_write
 
-runtime.enable(strategy="vmap", sampler=True, chunk_size=options.get("chunk_size", 50), checkpoint=options.get("checkpoint"))
+runtime.enable(strategy="vmap", chunk_size=options.get("chunk_size", 50), checkpoint=options.get("checkpoint"))
 with regression_data():
     idata = pm.sample(
         draws=options.get("draws", 60),
@@ -38,6 +39,7 @@ with regression_data():
         random_seed=options.get("seed", 5),
         progressbar=False,
         compute_convergence_checks=False,
+        **sampler_options({"chain_method": options.get("chain_method", "parallel")}),
     )
 from pymc_aot.runtime.sampler.counts import COUNTS  # noqa: E402
 

@@ -106,7 +106,7 @@ def test_pm_sample_under_enable_devices_equals_stock(cache_dir):
     with model:
         stock = pm.sample(nuts_sampler="numpyro", **kw)
     with warnings.catch_warnings(record=True) as caught, pymc_aot.enabled(
-        cache_dir=str(cache_dir), strategy="sharded(25)", devices=n
+        cache_dir=str(cache_dir), strategy="sharded(25)", devices=n, sampler=False
     ), model:
         warnings.simplefilter("always")
         ours = pm.sample(nuts_sampler="numpyro", **kw)

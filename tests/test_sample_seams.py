@@ -65,7 +65,7 @@ def test_pymc_dims_data_are_data_cold_and_warm_equal_to_stock(cache_dir):
     for _ in range(2):  # cold (the preflight compiles), then warm (nothing compiles)
         runtime.clear_memo()
         before = runtime.COUNTERS.compiles
-        with warnings.catch_warnings(), pymc_aot.enabled(cache_dir=str(cache_dir)):
+        with warnings.catch_warnings(), pymc_aot.enabled(cache_dir=str(cache_dir), sampler=False):
             warnings.simplefilter("error", pymc_aot.FallbackWarning)
             ours = _sample(model, **kw)
         auto_later.wait()  # auto's candidates compiled behind the cold run belong to it
@@ -99,7 +99,7 @@ def test_a_failing_preflight_gives_one_fallback_warning_and_stocks_idata(cache_d
 
     monkeypatch.setattr(pymc_aot.runtime.pymc.preflight, "preflight", broken)
     runs = runtime.COUNTERS.disk_hits + runtime.COUNTERS.memo_hits + runtime.COUNTERS.compiles
-    with pymc_aot.enabled(cache_dir=str(cache_dir)), warnings.catch_warnings(record=True) as caught:
+    with pymc_aot.enabled(cache_dir=str(cache_dir), sampler=False), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ours = _sample(model, idata_kwargs={"log_likelihood": True})
     fallbacks = [str(w.message) for w in caught if w.category is pymc_aot.FallbackWarning]

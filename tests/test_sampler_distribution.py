@@ -23,13 +23,15 @@ def _model(name):
     return getattr(zoo, name)()
 
 
-def _sample(model, sampler, seed):
+def _sample(model, sampler, seed, **driver):
     import pymc as pm
+
+    from pymc_aot.aot.compat import sampler_options
 
     with model:
         return pm.sample(
             draws=500, tune=500, chains=2, nuts_sampler=sampler, random_seed=seed, progressbar=False,
-            compute_convergence_checks=False,
+            compute_convergence_checks=False, **(sampler_options(driver) if driver else {}),
         )
 
 
@@ -89,9 +91,23 @@ def test_in_distribution_against_stock(name, sampler, cache_dir):
     div_stock = div_ours = 0
     for seed in SEEDS:
         stock = _sample(model, sampler, seed)
-        with runtime.enabled(strategy="vmap", sampler=True):
+        with runtime.enabled(strategy="vmap"):  # the compiled sampler: on by default
             ours = _sample(model, sampler, seed)
         assert compare(stock, ours) == [], (name, sampler, seed)
         div_stock += int(stock.sample_stats["diverging"].sum())
         div_ours += int(ours.sample_stats["diverging"].sum())
     assert abs(div_stock - div_ours) <= 4 * np.sqrt(div_stock + div_ours) + 5, (div_stock, div_ours)
+
+
+@pytest.mark.slow
+@pytest.mark.distribution
+def test_vectorized_chains_in_distribution_against_stock(cache_dir):
+    """The default (parallel: one chain per device) is checked above; vectorized is another program."""
+    from pymc_aot import runtime
+
+    model = _model("eight_schools")
+    for seed in SEEDS:
+        stock = _sample(model, "numpyro", seed)
+        with runtime.enabled(strategy="vmap"):
+            ours = _sample(model, "numpyro", seed, chain_method="vectorized")
+        assert compare(stock, ours) == [], seed

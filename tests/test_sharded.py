@@ -211,7 +211,7 @@ def test_pm_sample_parallel_chains_equal_stock(tmp_path, monkeypatch):
     with model:
         stock = pm.sample(nuts_sampler="numpyro", **kw)
     moved = _count_moves(monkeypatch)
-    with runtime.enabled(cache_dir=str(tmp_path), strategy="sharded(4)"), model:
+    with runtime.enabled(cache_dir=str(tmp_path), strategy="sharded(4)", sampler=False), model:
         ours = pm.sample(nuts_sampler="numpyro", **kw)
     meshes = [r.metadata["key"].get("mesh", "") for r in CacheStore(tmp_path).entries()]
     assert meshes and all("shape=(4,) split=chains" in m for m in meshes), meshes  # not the default 2

@@ -20,6 +20,7 @@ from ..build.compiler import _cost_stats, _memory_stats
 from ..build.graph import jaxify
 from ..identity.fingerprint import ModelFingerprint
 from .key import SamplerKey
+from .parallel import mesh_of, shardings
 from .programs import SamplerPrograms, sampler_programs
 
 
@@ -81,12 +82,17 @@ def compile_program(build: SamplerBuild, key: SamplerKey, model_name: str = "") 
     logp, data_indices = build.logp()
     t0 = time.perf_counter()
     data_structs = _structs([key.data[i] for i in data_indices])
-    programs = None
+    programs, mesh = None, mesh_of(key.mesh_ids, key.platform) if key.mesh_ids else None
     if key.program != "logp":
-        programs = sampler_programs(logp, key.settings, _structs(key.values), data_structs)
+        programs = sampler_programs(logp, key.settings, _structs(key.values), data_structs, mesh)
     fn = logp if programs is None else (programs.init if key.program == "init" else programs.chunk)
     args = _arguments(key, programs, data_structs)
-    lowered = jax.jit(fn).lower(*args)
+    jitted = jax.jit(fn)
+    if mesh is not None and programs is not None:
+        n_split = len(key.values) + 1 if key.program == "init" else programs.n_state
+        in_shardings, out_sharding = shardings(mesh, n_split, len(args))
+        jitted = jax.jit(fn, in_shardings=in_shardings, out_shardings=out_sharding)
+    lowered = jitted.lower(*args)
     t1 = time.perf_counter()
     compiled = lowered.compile()
     t2 = time.perf_counter()
@@ -108,5 +114,6 @@ def compile_program(build: SamplerBuild, key: SamplerKey, model_name: str = "") 
         timings=CompileTimings(build=build.seconds, lower=t1 - t0, compile=t2 - t1, serialize=time.perf_counter() - t2),
         created=time.time(),
         requested=True,
+        mesh_devices=key.mesh_ids or None,
     )
     return CompiledProgram(metadata, payload, compiled)

@@ -15,6 +15,7 @@ from ..identity.fingerprint import ModelFingerprint
 from ..identity.hostcpu import cpu_features
 from ..identity.key import KEY_FORMAT, Signature
 from ..identity.versions import library_versions
+from .parallel import chain_mesh_ids
 from .settings import SamplerSettings
 
 PROGRAMS = ("logp", "init", "chunk")
@@ -50,6 +51,8 @@ class SamplerKey:
     floatX: str
     sampler_version: str
     versions: tuple[tuple[str, str], ...] = field(default_factory=library_versions)
+    mesh_ids: tuple[int, ...] = ()
+    """``chain_method="parallel"``: the devices the chains are split over (none: vectorized)."""
 
     def parts(self) -> dict[str, Any]:
         """Plain JSON-able data, shaped so ``cache.entry.EntryMetadata`` reads it (kind, strategy,
@@ -73,7 +76,12 @@ class SamplerKey:
             "versions": dict(self.versions),
             "sampler_format": SAMPLER_KEY_FORMAT,
             "format": KEY_FORMAT,
+            **({"mesh": self._mesh_part()} if self.mesh_ids and self.program != "logp" else {}),
         }
+
+    def _mesh_part(self) -> str:
+        ids = ",".join(str(i) for i in self.mesh_ids)
+        return f"{self.platform} {self.device_kind} shape=({len(self.mesh_ids)},) split=chains ids={ids}"
 
     @property
     def kind(self) -> str:
@@ -114,4 +122,5 @@ def sampler_key(
         x64=bool(jax.config.jax_enable_x64),
         floatX=str(pytensor.config.floatX),
         sampler_version=sampler_library_version(settings.sampler),
+        mesh_ids=chain_mesh_ids(settings, device) if program != "logp" else (),
     )

@@ -26,7 +26,7 @@ def precompile_sampler(
     model_name: str = "",
 ) -> dict[str, LoadedProgram]:
     """The ``logp``, ``init`` and ``chunk`` programs ``pm.sample(nuts_sampler=sampler, ...)`` inside
-    ``enable(sampler=True, chunk_size=...)`` will run, compiled and stored now if missing.
+    ``enable(chunk_size=...)`` will run, compiled and stored now if missing.
     ``draws`` does not matter: it only sets how often the host calls ``chunk``."""
     import jax
     import pymc.sampling.jax  # noqa: F401 - sets x64 from floatX, as pm.sample's import does

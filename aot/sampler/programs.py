@@ -6,8 +6,9 @@
 * ``chunk(*state, n, *data) -> (*state, *draws, *stats)``: ``n <= K`` steps, draws and stats
   ``(chains, K, ...)`` of which the first ``n`` along axis 1 are filled.
 
-Every chain runs in one program (``vmap``), so one executable serves any chain count it was
-built for. The library-specific parts live in :mod:`.numpyro_nuts` and :mod:`.blackjax_nuts`.
+Every chain runs in one program (``vmap``), or, for ``chain_method="parallel"``, each device
+of a mesh runs its block of chains (``shard_map``, :mod:`.parallel`). The library-specific
+parts live in :mod:`.numpyro_nuts` and :mod:`.blackjax_nuts`.
 """
 
 from __future__ import annotations
@@ -42,9 +43,10 @@ def make_kernel(logp: Logp, settings: SamplerSettings) -> Kernel:
 
 
 def sampler_programs(
-    logp: Logp, settings: SamplerSettings, point_structs: list[Any], data_structs: list[Any]
+    logp: Logp, settings: SamplerSettings, point_structs: list[Any], data_structs: list[Any], mesh: Any = None
 ) -> SamplerPrograms:
-    """The ``init`` and ``chunk`` functions for values shaped like ``point_structs`` (one point)."""
+    """The ``init`` and ``chunk`` functions for values shaped like ``point_structs`` (one point);
+    over ``mesh`` (an ``aot.strategies.sharding.MeshPlan``) each device runs its block of chains."""
     kernel = make_kernel(logp, settings)
     n_values, chains, steps = len(point_structs), settings.chains, settings.chunk
 
@@ -77,4 +79,8 @@ def sampler_programs(
         moved = [jnp.swapaxes(d, 0, 1) for d in (*draws, *(stats[k] for k in kernel.stat_names))]
         return [*jax.tree_util.tree_leaves(end), *moved]
 
+    if mesh is not None:
+        from .parallel import split_over
+
+        init, chunk = split_over(mesh, init, n_values + 1), split_over(mesh, chunk, n_state)
     return SamplerPrograms(init, chunk, n_state, kernel.stat_names)

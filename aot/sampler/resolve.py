@@ -30,6 +30,14 @@ class LoadedProgram:
     cached: bool
 
     def __call__(self, *args: Any) -> Any:
+        if self.metadata.mesh_devices:  # chains split over devices: arguments where it reads them
+            import jax
+
+            wanted = self.executable.input_shardings[0]
+            args = tuple(
+                a if isinstance(a, jax.Array) and a.sharding.is_equivalent_to(s, a.ndim) else jax.device_put(a, s)
+                for a, s in zip(args, wanted, strict=True)
+            )
         return self.executable(*args)
 
 
@@ -42,7 +50,7 @@ def _load(store: CacheStore, key: SamplerKey, device: Any) -> LoadedProgram | No
         meta = EntryMetadata.from_json(doc)
         if meta.key != key.parts():
             raise ValueError("its stored key differs from the one asked for")
-        exe = load_executable(payload, meta.n_args, len(meta.output_names), device)
+        exe = load_executable(payload, meta.n_args, len(meta.output_names), device, meta.mesh_devices)
     except Exception as exc:  # noqa: BLE001 - an entry that does not load is rebuilt, never trusted
         log.warning("pymc-aot: sampler entry %s not usable (%s); rebuilding", key.digest[:12], exc)
         store.delete(key.digest)

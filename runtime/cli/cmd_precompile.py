@@ -59,7 +59,7 @@ STRATEGY_HELP = (
     type=click.Choice(["numpyro", "blackjax"]),
     default=None,
     help="Also compile the NUTS sampler itself, as pm.sample(nuts_sampler=...) runs it inside "
-    "enable(sampler=True): warmup and sampling in chunks (--tune, --target-accept, --chunk-size).",
+    "enable(): warmup and sampling in chunks (--tune, --target-accept, --chunk-size).",
 )
 @click.option("--tune", type=click.IntRange(min=0), default=1000, show_default=True, help="Warmup steps (--sampler).")
 @click.option("--target-accept", type=float, default=0.8, show_default=True, help="NUTS target acceptance (--sampler).")

@@ -23,8 +23,8 @@ class Options:
     out: str | None = None
     devices: Any = None
     """For ``sharded(B)`` (and ``auto``): a device count or a list (``aot.strategies.sharding.DeviceRequest``)."""
-    sampler: bool = False
-    """Run ``pm.sample``'s JAX NUTS itself from the store (``runtime/sampler``)."""
+    sampler: bool = True
+    """Run ``pm.sample``'s JAX NUTS itself from the store (``runtime/sampler``); False: PyMC's own."""
     checkpoint: str | None = None
     """With ``sampler``: the directory a run's state and draws are written to after each chunk."""
     chunk_size: int = 100

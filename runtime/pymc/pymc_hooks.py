@@ -67,7 +67,7 @@ def _checked_options(
     jax_cache: bool,
     out: str | os.PathLike[str] | None,
     devices: DeviceRequest = None,
-    sampler: bool = False,
+    sampler: bool = True,
     checkpoint: str | os.PathLike[str] | None = None,
     chunk_size: int = 100,
 ) -> Options:
@@ -90,7 +90,8 @@ def _checked_options(
         out = str(check_target(out))
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise ValueError(f"chunk_size: expected a positive integer, got {chunk_size!r}")
-    sampler = sampler or checkpoint is not None
+    if checkpoint is not None and not sampler:
+        raise ValueError("checkpoint: a resumable run needs the compiled sampler; drop sampler=False")
     checkpoint = None if checkpoint is None else os.fspath(checkpoint)
     return Options(
         cache_dir, strategy, batch_size, memory_budget, jax_cache, out, devices, sampler, checkpoint, chunk_size
@@ -127,7 +128,7 @@ def enable(
     jax_cache: bool = False,
     out: str | os.PathLike[str] | None = None,
     devices: DeviceRequest = None,
-    sampler: bool = False,
+    sampler: bool = True,
     checkpoint: str | os.PathLike[str] | None = None,
     chunk_size: int = 100,
 ) -> bool:
@@ -148,9 +149,10 @@ def enable(
     win: chains that ``chain_method="parallel"`` left one per device are split over those
     devices, not moved to the ones asked for; ``devices`` applies when they live on one device
     (a streamed batch is always split over the devices asked for).
-    ``sampler=True`` runs the NUTS sampler itself from the store (``runtime/sampler``): compiled
-    once per model, shapes and settings, in chunks of ``chunk_size`` steps with a progress bar;
-    ``checkpoint`` (a directory, implies ``sampler``) makes the run resumable after a crash.
+    ``sampler`` (on by default) runs the NUTS sampler itself from the store (``runtime/sampler``):
+    compiled once per model, shapes and settings, in chunks of ``chunk_size`` steps with a progress
+    bar; ``sampler=False`` leaves sampling to PyMC (only postprocessing is cached). ``checkpoint``
+    (a directory) makes the run resumable after a crash.
     Enabling twice only updates the options.
     """
     from ...cache import CacheStore

@@ -8,8 +8,10 @@ InferenceData, convergence checks); three of its module-level helpers are replac
 * ``_sample_numpyro_nuts`` / ``_sample_blackjax_nuts`` run the stored sampler in chunks and
   return what PyMC's would (raw draws, sample stats named as PyMC names them, the library).
 
-What the compiled sampler does not serve (unknown ``nuts_kwargs``, a model the fingerprint
-cannot describe) runs PyMC's own function, with one warning.
+On by default inside ``enable()`` (``enable(sampler=False)`` leaves sampling to PyMC). What the
+compiled sampler does not serve (unknown ``nuts_kwargs``, a model the fingerprint cannot
+describe) or a failure of its own runs PyMC's own function, with one ``FallbackWarning``;
+``MemoryBudgetError`` (the sampler would not fit the budget) is raised before sampling.
 """
 
 from __future__ import annotations
@@ -65,12 +67,17 @@ def _sampler(name: str) -> Any:
 
     def sample(**kwargs: Any) -> Any:
         from ...aot.sampler import UnsupportedSettings
+        from ...aot.strategies.budget import MemoryBudgetError
         from .session import run_compiled
 
         try:
             return run_compiled(name, **kwargs)
         except UnsupportedSettings as exc:
             _warn(name, str(exc))
+        except MemoryBudgetError:
+            raise  # the refusal the preflight exists for
+        except Exception as exc:  # noqa: BLE001 - never lose a sampling run to the cache
+            _warn(name, f"{type(exc).__name__}: {exc}")
         logp = kwargs.get("logp_fn")
         if isinstance(logp, LazyLogp):
             kwargs["logp_fn"] = logp.original()

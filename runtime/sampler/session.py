@@ -73,6 +73,23 @@ def logp_at(model: Any, values: list[Any]) -> float:
     return float(program(*args, *_data(model, program))[0])
 
 
+def _check_budget(chunk: LoadedProgram, draws: int) -> None:
+    """Refuse, before sampling, a run that would not fit: the budget auto's preflight fixed for
+    this call, else ``enable(memory_budget=...)``; no budget, no check."""
+    from ...aot.build.request import resolve_device
+    from ...aot.sampler.fit import check_sampler_fits
+    from ...aot.strategies.budget import resolve_budget
+    from ..pymc.hook_state import ACTIVE
+
+    active = ACTIVE.get()
+    budget = active.budget if active is not None else None
+    options = STATE.current()
+    if budget is None and options.memory_budget is not None:
+        budget = resolve_budget(options.memory_budget, resolve_device(None))
+    if budget is not None:
+        check_sampler_fits(chunk.metadata, draws, budget, chunk.key.platform)
+
+
 def _keys(sampler: str, random_seed: int, chains: int) -> Any:
     import jax
 
@@ -119,6 +136,7 @@ def run_compiled(
         positions = [np.asarray(p)[None] for p in positions]
     point = _point(model, positions, True)
     programs = programs_for(model, settings, point, ("init", "chunk"))
+    _check_budget(programs["chunk"], draws)
     READY.append(time.perf_counter())
     dtypes = [np.dtype(d) for _, _, d in point]
     run = SamplerRun(
