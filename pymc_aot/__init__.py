@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .aot.identity.rewrite_calls import install as _watch_rewrite_databases
 from .lazy import lazy_attributes
+
+_watch_rewrite_databases()  # user changes to PyTensor's rewrite databases from now on reach the key
 
 __version__ = "0.1.0"
 """This release (pyproject.toml reads it from here; CHANGELOG.md says what changed)."""

@@ -13,7 +13,7 @@ import pytensor
 
 from ..identity.fingerprint import ModelFingerprint
 from ..identity.hostcpu import cpu_features
-from ..identity.key import KEY_FORMAT, Signature
+from ..identity.key import KEY_FORMAT, Signature, compile_config
 from ..identity.versions import library_versions
 from .settings import SamplerSettings
 
@@ -50,6 +50,9 @@ class SamplerKey:
     floatX: str
     sampler_version: str
     versions: tuple[tuple[str, str], ...] = field(default_factory=library_versions)
+    compile_config: str = field(default_factory=compile_config)
+    """``identity.key.compile_config``: PyTensor's rewrite settings, ``XLA_FLAGS``, JAX settings
+    (the PRNG's among them: the programs draw their own random numbers)."""
 
     def parts(self) -> dict[str, Any]:
         """Plain JSON-able data, shaped so ``cache.entry.EntryMetadata`` reads it (kind, strategy,
@@ -71,6 +74,7 @@ class SamplerKey:
             "floatX": self.floatX,
             "sampler_version": self.sampler_version if self.program != "logp" else "",
             "versions": dict(self.versions),
+            "compile_config": self.compile_config,
             "sampler_format": SAMPLER_KEY_FORMAT,
             "format": KEY_FORMAT,
         }

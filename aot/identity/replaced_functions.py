@@ -1,0 +1,102 @@
+"""Module-level names of PyMC and PyTensor replaced at run time (``pytensor.tensor.exp = f``,
+``pymc.logprob.transforms.pt.exp = f``): versioned code reading such a name runs the user's
+object, which the key, trusting versioned code by its version, never describes.
+
+Scanning every versioned namespace on each fingerprint would cost tens of milliseconds. Instead
+each loaded module of the watched packages gets, once, a module class whose ``__setattr__`` /
+``__delattr__`` notes a callable replaced under its name by code outside the watched packages
+(and forgets it when the original is put back, as ``monkeypatch`` does). What was replaced
+before a module was first watched is found by one scan of its namespace: a callable whose
+``__module__`` is not a library's (neither a versioned package, the standard library nor an
+installed package). A fingerprint then pays a length check of ``sys.modules``.
+
+Not seen: a name written into the module's dict directly (``vars(module)[name] = f``), and,
+before the watch began, a callable replaced by another library's callable.
+"""
+
+from __future__ import annotations
+
+import os
+import site
+import sys
+import sysconfig
+import types
+from itertools import repeat
+from typing import Any
+
+from .trust import is_versioned_module, top_package
+
+WATCHED_PACKAGES = ("pytensor", "pymc")
+"""Packages whose module-level names build the graph or its JAX program."""
+
+_MISSING = object()
+_originals: dict[tuple[str, str], Any] = {}  # (module, name) -> the value before the first replacement
+_replaced: set[str] = set()
+_seen = [0]  # len(sys.modules) when the modules were last looked at
+
+
+def _note(module: types.ModuleType, name: str, value: Any, caller: types.FrameType | None) -> None:
+    if caller is not None and top_package(caller.f_globals.get("__name__")) in WATCHED_PACKAGES:
+        return  # the packages setting their own names (lazy caches, imports) are their versioned code
+    key = (module.__name__, name)
+    original = _originals.setdefault(key, vars(module).get(name, _MISSING))
+    dotted = f"{module.__name__}.{name}"
+    if value is original or isinstance(value, types.ModuleType) or not callable(original):
+        _replaced.discard(dotted)  # put back, a submodule bound by an import, or not code
+    else:
+        _replaced.add(dotted)
+
+
+class _WatchedModule(types.ModuleType):
+    def __setattr__(self, name: str, value: Any) -> None:
+        _note(self, name, value, sys._getframe(1))
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        _note(self, name, _MISSING, sys._getframe(1))
+        super().__delattr__(name)
+
+
+def _library_dirs() -> tuple[str, ...]:
+    paths = {*site.getsitepackages(), site.getusersitepackages(), *sysconfig.get_paths().values()}
+    return tuple({os.path.realpath(p) + os.sep for p in paths if p})
+
+
+_library: dict[str, bool] = {}  # top-level package -> its code is a library's (versioned or installed)
+
+
+def _is_library(name: str, libraries: tuple[str, ...]) -> bool:
+    top = top_package(name)
+    found = _library.get(top)
+    if found is None:
+        if is_versioned_module(top):
+            found = True
+        else:
+            path = getattr(sys.modules.get(top), "__file__", None)
+            # a module not loaded, or without a file (built in, namespace), is taken for a library's
+            found = top != "__main__" and (path is None or os.path.realpath(path).startswith(libraries))
+        _library[top] = found
+    return found
+
+
+def _scan(name: str, module: types.ModuleType, libraries: tuple[str, ...]) -> None:
+    """Note the callables in ``module`` whose ``__module__`` is not a library's (see the docstring)."""
+    namespace = vars(module)
+    modules = set(map(getattr, namespace.values(), repeat("__module__"), repeat(None)))  # in C: ~50k values
+    foreign = {m for m in modules if isinstance(m, str) and not _is_library(m, libraries)}
+    if foreign:
+        for attr, value in list(namespace.items()):
+            if getattr(value, "__module__", None) in foreign and callable(value):
+                _replaced.add(f"{name}.{attr}")
+
+
+def replaced_functions() -> tuple[str, ...]:
+    """Dotted names in PyMC's and PyTensor's modules that hold a replaced callable, sorted."""
+    if len(sys.modules) != _seen[0]:
+        libraries = _library_dirs()
+        for name, module in list(sys.modules.items()):
+            if type(module) is types.ModuleType and top_package(name) in WATCHED_PACKAGES:
+                _scan(name, module, libraries)
+                module.__class__ = _WatchedModule
+        _seen[0] = len(sys.modules)
+    return tuple(sorted(_replaced))
