@@ -3,12 +3,14 @@
 object, which the key, trusting versioned code by its version, never describes.
 
 Scanning every versioned namespace on each fingerprint would cost tens of milliseconds. Instead
-each loaded module of the watched packages gets, once, a module class whose ``__setattr__`` /
+each module of the watched packages gets, once, a module class whose ``__setattr__`` /
 ``__delattr__`` notes a callable replaced under its name by code outside the watched packages
-(and forgets it when the original is put back, as ``monkeypatch`` does). What was replaced
-before a module was first watched is found by one scan of its namespace: a callable whose
-``__module__`` is not a library's (neither a versioned package, the standard library nor an
-installed package). A fingerprint then pays a length check of ``sys.modules``.
+(and forgets it when the original is put back, as ``monkeypatch`` does). A module imported
+after ``pymc_aot`` is watched as it is executed (``import_hook``); one loaded before is watched
+when ``pymc_aot`` is imported, or at the first fingerprint, after one scan of its namespace for
+what was replaced before: a callable whose ``__module__`` is not a library's (neither a
+versioned package, the standard library nor an installed package). A fingerprint then pays a
+length check of ``sys.modules``.
 
 Not seen: a name written into the module's dict directly (``vars(module)[name] = f``), and,
 before the watch began, a callable replaced by another library's callable.
@@ -24,20 +26,29 @@ import types
 from itertools import repeat
 from typing import Any
 
-from .trust import is_versioned_module, top_package
+from . import import_hook
 
 WATCHED_PACKAGES = ("pytensor", "pymc")
 """Packages whose module-level names build the graph or its JAX program."""
 
+TRUSTED_CALLERS = (*WATCHED_PACKAGES, "pymc_aot")
+"""Packages whose code may set the watched names: their versions are in the key."""
+
 _MISSING = object()
+
+
+def top_package(module: str | None) -> str:
+    return (module or "").partition(".")[0]  # as trust.top_package (trust imports PyTensor)
+
+
 _originals: dict[tuple[str, str], Any] = {}  # (module, name) -> the value before the first replacement
 _replaced: set[str] = set()
 _seen = [0]  # len(sys.modules) when the modules were last looked at
 
 
 def _note(module: types.ModuleType, name: str, value: Any, caller: types.FrameType | None) -> None:
-    if caller is not None and top_package(caller.f_globals.get("__name__")) in WATCHED_PACKAGES:
-        return  # the packages setting their own names (lazy caches, imports) are their versioned code
+    if caller is not None and top_package(caller.f_globals.get("__name__")) in TRUSTED_CALLERS:
+        return  # versioned code setting names (lazy caches, imports; ``pymc_aot.enable``'s seams)
     key = (module.__name__, name)
     original = _originals.setdefault(key, vars(module).get(name, _MISSING))
     dotted = f"{module.__name__}.{name}"
@@ -69,6 +80,8 @@ def _is_library(name: str, libraries: tuple[str, ...]) -> bool:
     top = top_package(name)
     found = _library.get(top)
     if found is None:
+        from .trust import is_versioned_module  # PyTensor is loaded: its modules are being scanned
+
         if is_versioned_module(top):
             found = True
         else:
@@ -90,8 +103,16 @@ def _scan(name: str, module: types.ModuleType, libraries: tuple[str, ...]) -> No
                 _replaced.add(f"{name}.{attr}")
 
 
-def replaced_functions() -> tuple[str, ...]:
-    """Dotted names in PyMC's and PyTensor's modules that hold a replaced callable, sorted."""
+def _watch_on_import(module: types.ModuleType) -> None:
+    if type(module) is types.ModuleType and top_package(module.__name__) in WATCHED_PACKAGES:
+        module.__class__ = _WatchedModule  # from its first moment: nothing replaced yet
+
+
+def watch_loaded() -> None:
+    """Watch the loaded modules of ``WATCHED_PACKAGES`` (scanning each once for what was replaced
+    before) and, through ``import_hook``, every one imported later as it is executed."""
+    import_hook.install()
+    import_hook.after_import(_watch_on_import)
     if len(sys.modules) != _seen[0]:
         libraries = _library_dirs()
         for name, module in list(sys.modules.items()):
@@ -99,4 +120,9 @@ def replaced_functions() -> tuple[str, ...]:
                 _scan(name, module, libraries)
                 module.__class__ = _WatchedModule
         _seen[0] = len(sys.modules)
+
+
+def replaced_functions() -> tuple[str, ...]:
+    """Dotted names in PyMC's and PyTensor's modules that hold a replaced callable, sorted."""
+    watch_loaded()
     return tuple(sorted(_replaced))

@@ -8,7 +8,7 @@ a process happened to import (lazily registered rewrites), so a model's key woul
 
 Instead ``RewriteDatabase.register`` / ``add_tags`` / ``remove_tags`` (and the subclasses'
 overrides) are wrapped as soon as PyTensor's ``pytensor.graph.rewriting.db`` is loaded
-(``install``, called when ``pymc_aot`` is imported), and each call made by user code is noted:
+(``install``, called when ``pymc_aot`` is imported; see ``import_hook``), and each call made by user code is noted:
 the database, the arguments, the rewriter described without memory addresses. A call is the
 user's when the first caller outside PyTensor is neither PyMC nor the import machinery (that is
 a versioned module registering its own rewrites as it is imported). A process with no such
@@ -20,12 +20,13 @@ Not seen: calls made before ``pymc_aot`` was imported, and edits of a database's
 from __future__ import annotations
 
 import functools
-import importlib.machinery
 import re
 import sys
 import threading
 import types
 from typing import Any
+
+from . import import_hook
 
 DB_MODULE = "pytensor.graph.rewriting.db"
 METHODS = ("register", "add_tags", "remove_tags")
@@ -103,6 +104,7 @@ def _wrap(method: str, fn: Any) -> Any:
         return result
 
     watched.__pymc_aot_watched__ = True  # type: ignore[attr-defined]
+    watched.__module__ = __name__  # pymc-aot's code (trust.replaced_methods): not a user's replacement
     return watched
 
 
@@ -115,45 +117,16 @@ def _patch(module: types.ModuleType) -> None:
                 setattr(cls, method, _wrap(method, fn))
 
 
-class _Loader:
-    """Runs the module as its own loader would, then wraps its classes' methods."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    def __getattr__(self, name: str) -> Any:  # get_source, is_package, ...: the inner loader's
-        return getattr(self.inner, name)
-
-    def create_module(self, spec: Any) -> Any:
-        return self.inner.create_module(spec)
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        self.inner.exec_module(module)
-        _patch(module)
-
-
-class _Finder:
-    """Finds ``DB_MODULE`` as the other finders would, with :class:`_Loader` around its loader."""
-
-    done = False
-
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        if name != DB_MODULE or self.done:
-            return None
-        self.done = True
-        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
-        if spec is not None and spec.loader is not None:
-            spec.loader = _Loader(spec.loader)
-        return spec
-
-
-_FINDER = _Finder()
-
-
 def install() -> None:
     """Watch the rewrite databases: now if PyTensor's are loaded, else once they are."""
     module = sys.modules.get(DB_MODULE)
     if module is not None:
         _patch(module)
-    elif not _FINDER.done and _FINDER not in sys.meta_path:
-        sys.meta_path.insert(0, _FINDER)
+    else:
+        import_hook.install()
+        import_hook.after_import(_patched_on_import)
+
+
+def _patched_on_import(module: types.ModuleType) -> None:
+    if module.__name__ == DB_MODULE:
+        _patch(module)
