@@ -70,6 +70,10 @@ class _WatchedModule(types.ModuleType):
 
 def _library_dirs() -> tuple[str, ...]:
     paths = {*site.getsitepackages(), site.getusersitepackages(), *sysconfig.get_paths().values()}
+    config = getattr(sys.modules.get("pytensor"), "config", None)
+    compiledir = str(getattr(config, "compiledir", "") or "")
+    if compiledir:
+        paths.add(compiledir)  # modules PyTensor compiles (lazylinker_ext)
     return tuple({os.path.realpath(p) + os.sep for p in paths if p})
 
 
@@ -86,8 +90,10 @@ def _is_library(name: str, libraries: tuple[str, ...]) -> bool:
             found = True
         else:
             path = getattr(sys.modules.get(top), "__file__", None)
-            # a module not loaded, or without a file (built in, namespace), is taken for a library's
-            found = top != "__main__" and (path is None or os.path.realpath(path).startswith(libraries))
+            # a module not loaded, without a file (built in, namespace) or compiled is taken for a library's
+            found = top != "__main__" and (
+                path is None or not path.endswith(".py") or os.path.realpath(path).startswith(libraries)
+            )
         _library[top] = found
     return found
 
