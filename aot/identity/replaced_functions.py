@@ -23,7 +23,7 @@ import site
 import sys
 import sysconfig
 import types
-from itertools import repeat
+from itertools import filterfalse, repeat
 from typing import Any
 
 from . import import_hook
@@ -98,14 +98,19 @@ def _is_library(name: str, libraries: tuple[str, ...]) -> bool:
     return found
 
 
+_is_module = types.ModuleType.__instancecheck__
+
+
 def _scan(name: str, module: types.ModuleType, libraries: tuple[str, ...]) -> None:
     """Note the callables in ``module`` whose ``__module__`` is not a library's (see the docstring)."""
     namespace = vars(module)
-    modules = set(map(getattr, namespace.values(), repeat("__module__"), repeat(None)))  # in C: ~50k values
+    # in C (~50k values); modules skipped: a module's ``__getattr__`` may import (PyMC 6's lazy names)
+    values = list(filterfalse(_is_module, namespace.values()))
+    modules = set(map(getattr, values, repeat("__module__"), repeat(None)))
     foreign = {m for m in modules if isinstance(m, str) and not _is_library(m, libraries)}
     if foreign:
         for attr, value in list(namespace.items()):
-            if getattr(value, "__module__", None) in foreign and callable(value):
+            if not _is_module(value) and getattr(value, "__module__", None) in foreign and callable(value):
                 _replaced.add(f"{name}.{attr}")
 
 
