@@ -16,7 +16,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .aot.identity.replaced_functions import watch_loaded as _watch_modules
+from .aot.identity.rewrite_calls import install as _watch_rewrite_databases
 from .lazy import lazy_attributes
+
+# user changes to PyTensor's rewrite databases and PyMC's / PyTensor's module-level names from
+# now on reach the key (aot/identity/rewrite_calls.py, replaced_functions.py)
+_watch_rewrite_databases()
+_watch_modules()
 
 __version__ = "0.1.0"
 """This release (pyproject.toml reads it from here; CHANGELOG.md says what changed)."""

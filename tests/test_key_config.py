@@ -94,3 +94,39 @@ def test_set_data_then_get_value_in_a_logp_gives_the_new_numbers(cache_dir):
         ll = runtime.log_likelihood(model, samples, strategy="vmap")
         assert_same(dict(ll), pymc_log_likelihood(model, samples))
         assert_same(dict(runtime.postprocess(model, samples, strategy="vmap")), pymc_posterior(model, samples))
+
+
+def test_jax_settings_that_change_numbers_are_part_of_the_key(cache_dir):
+    import jax
+
+    from pymc_aot.aot.identity.key import compile_config
+
+    before = _key(_plain_model())
+    plain_config = compile_config()
+    assert "jax=" not in plain_config  # JAX's defaults add nothing: keys made before stay valid
+    for name, value in (("jax_default_matmul_precision", "bfloat16"), ("jax_threefry_partitionable", False),
+                        ("jax_default_prng_impl", "rbg")):
+        old = getattr(jax.config, name)
+        jax.config.update(name, value)
+        try:
+            assert f"{name}={value}" in compile_config()
+            assert _key(_plain_model()) != before, name
+        finally:
+            jax.config.update(name, old)
+    assert compile_config() == plain_config and _key(_plain_model()) == before
+
+
+def test_the_sampler_key_names_the_compile_config():
+    import jax
+
+    from pymc_aot.aot.sampler.key import sampler_key
+    from pymc_aot.aot.sampler.settings import SamplerSettings
+
+    fp = aot.fingerprint_model(_plain_model())
+    settings = SamplerSettings(sampler="numpyro", chains=2, tune=10, target_accept=0.8, chunk=10)
+    digest = sampler_key(fp, settings, (("x", (3,), "float64"),), jax.devices()[0]).digest
+    jax.config.update("jax_threefry_partitionable", False)
+    try:  # the sampler draws its random numbers inside the program
+        assert sampler_key(fp, settings, (("x", (3,), "float64"),), jax.devices()[0]).digest != digest
+    finally:
+        jax.config.update("jax_threefry_partitionable", True)

@@ -131,6 +131,25 @@ def test_a_replaced_method_of_a_versioned_class_takes_the_lowered_key(monkeypatc
     assert not fp.exact and "LogTransform.backward" in fp.reasons[0], fp.reasons
 
 
+def test_a_replaced_module_function_of_pytensor_takes_the_lowered_key(monkeypatch):
+    import pymc.logprob.transforms
+    import pytensor.tensor as pt
+
+    original = pt.exp
+
+    def my_exp(x):
+        return original(x) * 2.0
+
+    with pm.Model() as m:
+        pm.HalfNormal("s", 1.0)
+    assert fingerprint_model(m).exact
+    monkeypatch.setattr(pymc.logprob.transforms.pt, "exp", my_exp)  # the name PyMC's LogTransform reads
+    fp = fingerprint_model(m)
+    assert not fp.exact and any("pytensor.tensor.exp was replaced" in r for r in fp.reasons), fp.reasons
+    monkeypatch.undo()  # put back: structural again
+    assert fingerprint_model(m).exact
+
+
 def test_every_zoo_and_bench_model_gets_the_structural_key():
     builders = {**ZOO, **{f"bench/{k}": (lambda f=f: f(0.05)) for k, f in MODELS.items()}}
     inexact = {name: fp.reasons for name, build in builders.items() if not (fp := fingerprint_model(build())).exact}

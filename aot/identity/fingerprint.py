@@ -29,6 +29,8 @@ from .describe import Describer, short_hash
 from .describer import DescribeState
 from .dispatch import user_registrations
 from .instances import has_inner_graph
+from .replaced_functions import replaced_functions
+from .rewrite_calls import user_rewrite_calls
 from .rewrites import user_rewrites
 from .shared_data import is_data
 from .trust import is_a, is_versioned_class
@@ -229,10 +231,16 @@ def fingerprint_model(model: Any) -> ModelFingerprint:
     state.where = "graph rewrites registered by user code"
     for db, name, rewriter in user_rewrites():
         parts.append(("rewrite", db, name, hasher.labelled(f"{name!r} in {db}", rewriter)))
+    calls = user_rewrite_calls()
+    if calls:  # none in most processes: their keys stay what they were
+        parts.append(("rewrite calls", calls))
     state.where = "JAX registrations made by user code"
     for registry, op_type, fn in user_registrations():
         label = f"{registry} for {op_type.__qualname__}"
         parts.append(("registration", registry, hasher.labelled(label, op_type), hasher.labelled(label, fn)))
+    state.where = ""
+    for name in replaced_functions():  # versioned code reading the name runs the user's object
+        state.unsure(f"{name} was replaced at run time: not its package's code")
     values = [model.rvs_to_values[rv] for rv in model.free_RVs]
     return ModelFingerprint(
         model_hash=hasher.digest("model", tuple(parts)),

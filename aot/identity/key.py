@@ -13,6 +13,7 @@ import pytensor
 from ..strategies.strategies import AUTO, Strategy
 from .fingerprint import ModelFingerprint
 from .hostcpu import cpu_features, xla_flags
+from .jax_flags import jax_flags
 from .spec import OutputSpec
 from .versions import KEY_FORMAT, library_versions
 
@@ -55,7 +56,7 @@ class TransformKey:
     compile_config: str = ""
     """The settings that reach the build besides the graph: PyTensor's rewrite configuration
     (``PYTENSOR_FLAGS`` mode, optimizer, ...: PyTensor's JAX Scan rewrites its inner graph
-    with it) and ``XLA_FLAGS`` (see ``hostcpu.xla_flags``)."""
+    with it), ``XLA_FLAGS`` (see ``hostcpu.xla_flags``) and JAX settings (``jax_flags``)."""
     format: int = KEY_FORMAT
 
     def parts(self) -> dict[str, Any]:
@@ -138,7 +139,9 @@ PYTENSOR_SETTINGS = ("mode", "linker", "optimizer", "optimizer_excluding", "opti
 
 
 def compile_config() -> str:
-    """The PyTensor settings in ``PYTENSOR_SETTINGS`` and ``XLA_FLAGS``, as one string."""
+    """The PyTensor settings in ``PYTENSOR_SETTINGS``, ``XLA_FLAGS`` and the JAX settings not at
+    their default (``jax_flags``: left out when there are none), as one string."""
     config = pytensor.config
     settings = ";".join(f"{name}={getattr(config, name, None)}" for name in PYTENSOR_SETTINGS)
-    return f"{settings};xla={xla_flags()}"
+    jax_settings = jax_flags()
+    return f"{settings};xla={xla_flags()}" + (f";jax={jax_settings}" if jax_settings else "")

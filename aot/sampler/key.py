@@ -13,7 +13,7 @@ import pytensor
 
 from ..identity.fingerprint import ModelFingerprint
 from ..identity.hostcpu import cpu_features
-from ..identity.key import KEY_FORMAT, Signature
+from ..identity.key import KEY_FORMAT, Signature, compile_config
 from ..identity.versions import library_versions
 from .parallel import chain_mesh_ids
 from .settings import SamplerSettings
@@ -53,6 +53,9 @@ class SamplerKey:
     versions: tuple[tuple[str, str], ...] = field(default_factory=library_versions)
     mesh_ids: tuple[int, ...] = ()
     """``chain_method="parallel"``: the devices the chains are split over (none: vectorized)."""
+    compile_config: str = field(default_factory=compile_config)
+    """``identity.key.compile_config``: PyTensor's rewrite settings, ``XLA_FLAGS``, JAX settings
+    (the PRNG's among them: the programs draw their own random numbers)."""
 
     def parts(self) -> dict[str, Any]:
         """Plain JSON-able data, shaped so ``cache.entry.EntryMetadata`` reads it (kind, strategy,
@@ -74,6 +77,7 @@ class SamplerKey:
             "floatX": self.floatX,
             "sampler_version": self.sampler_version if self.program != "logp" else "",
             "versions": dict(self.versions),
+            "compile_config": self.compile_config,
             "sampler_format": SAMPLER_KEY_FORMAT,
             "format": KEY_FORMAT,
             **({"mesh": self._mesh_part()} if self.mesh_ids and self.program != "logp" else {}),
