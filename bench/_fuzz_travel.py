@@ -28,13 +28,12 @@ REMOTE_ENV = ("PYMC_AOT_CACHE_REMOTE", "PYMC_AOT_CACHE_REMOTE_PUBLIC_KEY", "PYMC
 
 
 @dataclass
-class TravelOutcome:
-    """What the bundle or remote cases did, summed."""
+class Tally:
+    """What fuzz cases did, summed (the store's and the travel cases' outcomes share it)."""
 
     cases: int = 0
     runtime_cases: int = 0
     refused: int = 0
-    accepted: int = 0
     wrong_arrays: int = 0
     crashes: int = 0
     examples: list[str] = field(default_factory=list)
@@ -43,9 +42,22 @@ class TravelOutcome:
         if len(self.examples) < 5:
             self.examples.append(f"{what}: {case!r} {detail}"[:600])
 
+    def failures(self) -> tuple[int, ...]:
+        return (self.wrong_arrays, self.crashes)
+
     @property
     def clean(self) -> bool:
-        return not (self.accepted or self.wrong_arrays or self.crashes)
+        return not any(self.failures())
+
+
+@dataclass
+class TravelOutcome(Tally):
+    """What the bundle or remote cases did, summed."""
+
+    accepted: int = 0
+
+    def failures(self) -> tuple[int, ...]:
+        return (self.accepted, *super().failures())
 
 
 def _failing_filesystem() -> None:

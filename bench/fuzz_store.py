@@ -34,7 +34,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,7 @@ for path in (ROOT, ROOT / "tests"):
 
 from bench._fuzz_store_cases import Rows, apply, case_strategy  # noqa: E402
 from bench._fuzz_store_template import Template, snapshot  # noqa: E402
-from bench._fuzz_travel import TravelMaterial, TravelOutcome, run_travel_case, travel_report  # noqa: E402
+from bench._fuzz_travel import Tally, TravelMaterial, TravelOutcome, run_travel_case, travel_report  # noqa: E402
 from bench._fuzz_travel_cases import bundle_strategy, remote_strategy  # noqa: E402
 
 ENV_SETTINGS = (
@@ -54,27 +54,16 @@ ENV_SETTINGS = (
 
 
 @dataclass
-class Outcome:
-    """What the cases did, summed."""
+class Outcome(Tally):
+    """What the cases did, summed (``refused``: cases where the store refused entry A or B, the
+    mutation took effect)."""
 
-    cases: int = 0
-    runtime_cases: int = 0
-    refused: int = 0  # cases where the store refused entry A or B (the mutation took effect)
     wrong_entries: int = 0
-    wrong_arrays: int = 0
-    crashes: int = 0
     not_rebuilt: int = 0
     outside_touched: int = 0
-    examples: list[str] = field(default_factory=list)
 
-    def note(self, what: str, case: Any, detail: str = "") -> None:
-        if len(self.examples) < 5:
-            self.examples.append(f"{what}: {case!r} {detail}"[:600])
-
-    @property
-    def clean(self) -> bool:
-        bad = (self.wrong_entries, self.wrong_arrays, self.crashes, self.not_rebuilt, self.outside_touched)
-        return not any(bad)
+    def failures(self) -> tuple[int, ...]:
+        return (self.wrong_entries, *super().failures(), self.not_rebuilt, self.outside_touched)
 
 
 def _check_store(t: Template, config: str, root: Path, out: Outcome, case: Any) -> None:
