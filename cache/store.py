@@ -29,7 +29,7 @@ from .readonly import OwnedReader
 from .records import finite_number, fresh_usage, parse_usage, usage_after_hit
 from .remote import remote_from_env
 from .signing import Ed25519Signer, HmacSigner, KeySource, load_user_secret, resolve_signer
-from .verify import FORMAT_VERSION, check_envelope, check_executable, seal, verify_rows
+from .verify import FORMAT_VERSION, check_envelope, read_entry, seal, verify_rows
 
 if TYPE_CHECKING:
     from .entry_record import EntryRecord
@@ -170,12 +170,12 @@ class CacheStore:
         if quick is not None and quick[1] is not None:
             return quick[1], quick[0]
         with self._uncached("read"):
-            meta = self._verified_metadata(digest)
             try:
-                if meta is not None:
-                    return check_executable(self.db.get(f"exe:{digest}"), meta), meta
-            except BAD_VALUE as exc:
-                self._drop_broken(digest, f"executable: {exc}")
+                found = read_entry(self.db.get, digest, self._signer)  # read again if replaced meanwhile
+                if found is not None:
+                    return found
+            except IntegrityError as exc:
+                self._drop_broken(digest, str(exc))
         return self._from_remote(digest)
 
     def _from_remote(self, digest: str) -> tuple[bytes, dict[str, Any]] | None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import IntegrityError
+from .errors import BAD_VALUE, IntegrityError
 
 FORMAT_VERSION = 1
 
@@ -41,6 +41,27 @@ def check_executable(executable: Any, metadata: dict[str, Any]) -> bytes:
     ):
         raise IntegrityError("executable digest mismatch")
     return executable
+
+
+def read_entry(get: Callable[[str], Any], digest: str, signer: Any, reads: int = 4) -> tuple[bytes, dict] | None:
+    """The executable and verified metadata stored for ``digest``, read with ``get`` (a key's value or None); None
+    if absent. IntegrityError naming the part that fails. Two processes that missed one key may both store it: one
+    that replaces the entry between the metadata's read and the executable's is a reason to read again, not a
+    broken entry (the metadata read after the executable then differs)."""
+    for _ in range(reads):
+        try:
+            raw = get(f"meta:{digest}")
+            if raw is None:
+                return None
+            meta = check_envelope(raw, digest, signer)
+        except BAD_VALUE as exc:
+            raise IntegrityError(f"metadata: {exc}") from exc
+        try:
+            return check_executable(get(f"exe:{digest}"), meta), meta
+        except BAD_VALUE as exc:
+            if get(f"meta:{digest}") == raw:
+                raise IntegrityError(f"executable: {exc}") from exc
+    raise IntegrityError(f"executable: replaced during each of {reads} reads")
 
 
 def verify_rows(rows: Mapping[str, Any], digest: str, signer: Any) -> tuple[dict[str, Any], bytes | None]:

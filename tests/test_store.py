@@ -56,6 +56,39 @@ def test_tampered_executable_is_dropped(tmp_path):
     assert store.entries() == []
 
 
+class _WriterBetweenReads:
+    """A reader's database on which another process replaces the entry right after the first metadata read."""
+
+    def __init__(self, db, replace):
+        self._db, self._replace = db, replace
+
+    def get(self, key, *args, **kwargs):
+        value = self._db.get(key, *args, **kwargs)
+        if key.startswith("meta:") and self._replace is not None:
+            self._replace, replace = None, self._replace
+            replace()
+        return value
+
+    def __getattr__(self, name):
+        return getattr(self._db, name)
+
+
+def test_an_entry_replaced_between_reads_is_read_again_not_dropped(tmp_path, caplog):
+    """Two processes that missed one key both store it; a reader between them must not take the
+    first one's metadata with the second one's executable for a broken entry (CI, issue 25)."""
+    digest = "9" * 64
+    writer = CacheStore(tmp_path)
+    writer.put(digest, b"first compile", _meta())
+    reader = CacheStore(tmp_path)
+    reader.db  # opened: the careful path reads the metadata and the executable one after the other
+    reader._db = _WriterBetweenReads(reader._db, lambda: writer.put(digest, b"second compile!", _meta(created=2.0)))
+    with caplog.at_level("WARNING", logger="pymc_aot"):
+        exe, meta = reader.get(digest)
+    assert (exe, meta["created"]) == (b"second compile!", 2.0)
+    assert caplog.messages == []
+    assert CacheStore(tmp_path).get(digest)[0] == b"second compile!", "kept, not dropped"
+
+
 def test_foreign_secret_is_not_trusted(tmp_path):
     CacheStore(tmp_path).put("f" * 64, b"payload", _meta())
     (tmp_path / "secret.key").write_bytes(b"k" * 32)
