@@ -80,7 +80,7 @@ def test_an_entry_replaced_between_reads_is_read_again_not_dropped(tmp_path, cap
     writer = CacheStore(tmp_path)
     writer.put(digest, b"first compile", _meta())
     reader = CacheStore(tmp_path)
-    reader.db  # opened: the careful path reads the metadata and the executable one after the other
+    assert reader.db is not None  # opened: the careful path reads the metadata and the executable one after the other
     reader._db = _WriterBetweenReads(reader._db, lambda: writer.put(digest, b"second compile!", _meta(created=2.0)))
     with caplog.at_level("WARNING", logger="pymc_aot"):
         exe, meta = reader.get(digest)
