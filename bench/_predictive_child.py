@@ -40,12 +40,16 @@ rng = np.random.default_rng(1)
 new_x = [rng.normal(size=(int(n), int(p))) for _ in range(int(batches))] if workflow == "batches" else []
 
 
+calls: list[float] = []  # seconds of each batch (pm.set_data and the call), for the steady state
+
+
 def call():
     if workflow == "ppc":
         out = pm.sample_posterior_predictive(idata, model=model, random_seed=1, progressbar=False, **kwargs)
         return [out.posterior_predictive]
     outs = []
     for x in new_x:
+        t = time.perf_counter()
         with model:
             pm.set_data({"x": x})
         outs.append(
@@ -53,6 +57,7 @@ def call():
                 idata, model=model, predictions=True, random_seed=1, progressbar=False, **kwargs
             ).predictions
         )
+        calls.append(time.perf_counter() - t)
     return outs
 
 
@@ -60,6 +65,8 @@ if track == "-":
     t0 = time.perf_counter()
     out = call()
     result["seconds"] = time.perf_counter() - t0
+    if calls:
+        result["calls"] = calls
 else:
     import memray
 

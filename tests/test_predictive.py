@@ -65,6 +65,23 @@ def test_draw_keys_depend_on_the_draw_not_the_batch(model: pm.Model, tmp_path) -
     np.testing.assert_array_equal(alone[0], whole[0])
 
 
+def test_draws_are_threefry_whatever_the_default_prng(model: pm.Model, tmp_path) -> None:
+    """A user's ``jax_default_prng_impl="rbg"`` neither breaks the draws (raw two-word keys) nor
+    changes them: rbg, vmapped, would draw from the batch's first key only."""
+    import jax
+
+    post = _posterior()
+    base = np.asarray(pymc_aot.posterior_predictive(model, post, random_seed=8, strategy="vmap", cache=tmp_path)["y"])
+    previous = jax.config.jax_default_prng_impl
+    jax.config.update("jax_default_prng_impl", "rbg")
+    try:
+        for strategy in ("vmap", "batched(7)"):
+            out = pymc_aot.posterior_predictive(model, post, random_seed=8, strategy=strategy, cache=tmp_path)
+            np.testing.assert_array_equal(np.asarray(out["y"]), base)
+    finally:
+        jax.config.update("jax_default_prng_impl", previous)
+
+
 def test_one_executable_serves_every_seed(model: pm.Model, tmp_path) -> None:
     post = _posterior()
     pymc_aot.posterior_predictive(model, post, random_seed=1, strategy="vmap", cache=tmp_path)

@@ -47,9 +47,15 @@ def rng_array(random_seed: Any, chains: int, draws: int) -> np.ndarray:
     return out
 
 
+PRNG_IMPL = "threefry2x32"
+"""The PRNG of every predictive draw, whatever ``jax_default_prng_impl`` says. ``rbg`` and
+``unsafe_rbg`` are no choice: vmapped over keys, XLA's bit generator draws from the first key
+only (JAX's batching rule of ``rng_bit_generator``), so a draw would depend on its batch."""
+
+
 def draw_keys(rng: Any, count: int) -> list[Any]:
-    """``count`` independent raw keys for one draw, from its ``__rng__`` row (inside JAX)."""
+    """``count`` independent typed keys for one draw, from its ``__rng__`` row (inside JAX)."""
     import jax
 
-    key = jax.random.fold_in(rng[:2], rng[2])
+    key = jax.random.fold_in(jax.random.wrap_key_data(rng[:2], impl=PRNG_IMPL), rng[2])
     return list(jax.random.split(key, count)) if count else []

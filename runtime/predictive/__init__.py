@@ -37,7 +37,8 @@ def posterior_predictive(
     the outputs need that the posterior lacks is an error naming it.
 
     ``random_seed``: an int (None: fresh entropy). Draw ``(c, d)`` uses the key
-    ``fold_in(PRNGKey(random_seed), c * draws + d)`` (JAX's PRNG, not PyMC's), so the draws
+    ``fold_in(PRNGKey(random_seed), c * draws + d)`` (JAX's threefry, whatever
+    ``jax_default_prng_impl`` says; not PyMC's PRNG), so the draws
     are identical for one seed whatever the strategy, batch size or device split. Other
     options as :func:`pymc_aot.postprocess` (``out=`` writes group ``predictive``).
     """
