@@ -204,11 +204,6 @@ def test_samples_split_by_chain_are_used_where_they_are(built, tmp_path, monkeyp
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason="open (issue 22 note): after the rest of the slow set in the same xdist worker the entry takes the "
-    "default 2-device mesh instead of the chains' 4 devices; alone, or with test_devices_option, it passes",
-)
 def test_pm_sample_parallel_chains_equal_stock(tmp_path, monkeypatch):
     if jax.local_device_count("cpu") < 4:  # numpyro then runs the chains one after another
         pytest.skip(f"JAX started in this worker with {jax.local_device_count('cpu')} CPU devices, 4 chains need 4")
