@@ -223,6 +223,24 @@ def test_pm_sample_parallel_chains_equal_stock(tmp_path, monkeypatch):
         np.testing.assert_allclose(a[name].values, b[name].values, rtol=1e-10, err_msg=name)
 
 
+@pytest.mark.slow
+def test_compiled_sampler_leaves_parallel_chains_on_their_devices(tmp_path, monkeypatch):
+    """``enable()``'s own sampler (on by default) leaves ``chain_method="parallel"`` draws as
+    numpyro's ``pmap`` does, one chain per device: ``sharded`` postprocesses them there."""
+    if jax.local_device_count("cpu") < 4:
+        pytest.skip(f"JAX started in this worker with {jax.local_device_count('cpu')} CPU devices, 4 chains need 4")
+    fast = {"draws": 10, "tune": 10, "chains": 4, "progressbar": False, "compute_convergence_checks": False}
+    kw = {**fast, **sampler_options({"chain_method": "parallel"}), "random_seed": 3}
+    moved = _count_moves(monkeypatch)
+    with runtime.enabled(cache_dir=str(tmp_path), strategy="sharded(4)"), regression_data():
+        pm.sample(nuts_sampler="numpyro", **kw)
+    meshes = [r.metadata["key"].get("mesh", "") for r in CacheStore(tmp_path).entries()]
+    assert any("split=chains ids=0,1,2,3" in m and "axis=" not in m for m in meshes), meshes  # the sampler's
+    transforms = [m for m in meshes if "axis=" in m]
+    assert transforms and all("shape=(4,) split=chains" in m for m in transforms), meshes  # not the default 2
+    assert all(shape[:2] != (4, 10) for shape in moved), moved  # the chains stayed on their devices
+
+
 def test_loader_refuses_devices_this_process_lacks():
     device = jax.devices("cpu")[0]
     with pytest.raises(ValueError, match=r"devices \[0, 999\]; this process has \d+ \(ids \[999\] are missing\)"):
