@@ -71,9 +71,9 @@ def test_preflight_stops_pm_sample_before_sampling(model, cache_dir, monkeypatch
 
     runtime.enable(cache_dir=str(cache_dir), memory_budget=100)
     sampled = []
-    try:
-        monkeypatch.setattr(pymc_jax, "_sample_numpyro_nuts", lambda *a, **k: sampled.append(1))
-        with model, pytest.raises(MemoryBudgetError, match="needs at least"):
+    try:  # the stand-in goes before disable(): undone at teardown it would put enable()'s seam back
+        with monkeypatch.context() as patch, model, pytest.raises(MemoryBudgetError, match="needs at least"):
+            patch.setattr(pymc_jax, "_sample_numpyro_nuts", lambda *a, **k: sampled.append(1))
             pm.sample(draws=10, tune=10, chains=2, nuts_sampler="numpyro", progressbar=False)
     finally:
         runtime.disable()

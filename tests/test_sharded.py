@@ -204,11 +204,6 @@ def test_samples_split_by_chain_are_used_where_they_are(built, tmp_path, monkeyp
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason="open (issue 22 note): after the rest of the slow set in the same xdist worker the entry takes the "
-    "default 2-device mesh instead of the chains' 4 devices; alone, or with test_devices_option, it passes",
-)
 def test_pm_sample_parallel_chains_equal_stock(tmp_path, monkeypatch):
     if jax.local_device_count("cpu") < 4:  # numpyro then runs the chains one after another
         pytest.skip(f"JAX started in this worker with {jax.local_device_count('cpu')} CPU devices, 4 chains need 4")
@@ -217,6 +212,7 @@ def test_pm_sample_parallel_chains_equal_stock(tmp_path, monkeypatch):
     kw = {**fast, **sampler_options({"chain_method": "parallel"}), "random_seed": 3}
     with model:
         stock = pm.sample(nuts_sampler="numpyro", **kw)
+    runtime.clear_memo()  # an earlier test's transform of this model would leave nothing stored here
     moved = _count_moves(monkeypatch)
     with runtime.enabled(cache_dir=str(tmp_path), strategy="sharded(4)", sampler=False), model:
         ours = pm.sample(nuts_sampler="numpyro", **kw)
@@ -226,6 +222,24 @@ def test_pm_sample_parallel_chains_equal_stock(tmp_path, monkeypatch):
     a, b = inference_groups(stock)["posterior"], inference_groups(ours)["posterior"]
     for name in a.data_vars:
         np.testing.assert_allclose(a[name].values, b[name].values, rtol=1e-10, err_msg=name)
+
+
+@pytest.mark.slow
+def test_compiled_sampler_leaves_parallel_chains_on_their_devices(tmp_path, monkeypatch):
+    """``enable()``'s own sampler (on by default) leaves ``chain_method="parallel"`` draws as
+    numpyro's ``pmap`` does, one chain per device: ``sharded`` postprocesses them there."""
+    if jax.local_device_count("cpu") < 4:
+        pytest.skip(f"JAX started in this worker with {jax.local_device_count('cpu')} CPU devices, 4 chains need 4")
+    fast = {"draws": 10, "tune": 10, "chains": 4, "progressbar": False, "compute_convergence_checks": False}
+    kw = {**fast, **sampler_options({"chain_method": "parallel"}), "random_seed": 3}
+    runtime.clear_memo()  # the parallel-chains test above leaves this very transform in the memo
+    moved = _count_moves(monkeypatch)
+    with runtime.enabled(cache_dir=str(tmp_path), strategy="sharded(4)"), regression_data():
+        pm.sample(nuts_sampler="numpyro", **kw)
+    meshes = [r.metadata["key"].get("mesh", "") for r in CacheStore(tmp_path).entries()]
+    transforms = [m for m in meshes if "axis=" in m]
+    assert transforms and all("shape=(4,) split=chains" in m for m in transforms), meshes  # not the default 2
+    assert all(shape[:2] != (4, 10) for shape in moved), moved  # the chains stayed on their devices
 
 
 def test_loader_refuses_devices_this_process_lacks():

@@ -12,6 +12,7 @@ import os
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from ..predictive import hook as predictive_hook
@@ -104,7 +105,10 @@ def _patch_pymc() -> bool:
 
     if STATE.options is not None:
         return True
-    if not seams_present(pymc_jax):
+    found = {name: getattr(pymc_jax, name, None) for name in SEAMS}
+    # one of ours left in place after disable() (put back by whoever saved it) stands for PyMC's function
+    found = {name: STATE.originals[name] if fn is REPLACEMENTS[name] else fn for name, fn in found.items()}
+    if not seams_present(SimpleNamespace(**found)):
         if not STATE.warned:
             STATE.warned = True
             warn_fallback(
@@ -113,7 +117,7 @@ def _patch_pymc() -> bool:
                 3,
             )
         return False
-    STATE.originals = {name: getattr(pymc_jax, name) for name in SEAMS}
+    STATE.originals = found
     for name, replacement in REPLACEMENTS.items():
         setattr(pymc_jax, name, replacement)
     return True
@@ -192,8 +196,7 @@ def disable() -> None:
     seams.uninstall()
     for name, original in STATE.originals.items():
         setattr(pymc_jax, name, original)
-    STATE.originals = {}
-    _restore_jax_cache()
+    _restore_jax_cache()  # STATE.originals kept: a replacement left in place after this calls them
     STATE.options = None
 
 

@@ -13,7 +13,9 @@ PyMC's ``sample_jax_nuts`` postprocesses in three module-level calls, which are 
 ``sample_jax_nuts`` (and its ``sample_numpyro_nuts`` / ``sample_blackjax_nuts`` partials)
 are wrapped only to know which model is being sampled and whether the user chose a
 ``postprocessing_vectorize``. ``runtime.pymc.pymc_hooks`` installs these replacements;
-``disable()`` puts every original object back.
+``disable()`` puts every original object back. A replacement called while pymc-aot is not
+enabled (one left in place after ``disable()`` by something that saved it while enabled: a
+test's ``monkeypatch``, a ``mock.patch``) is PyMC's own function.
 
 PyMC 5.28 and 6.x have these seams with the same signatures (PyMC 6's ``_get_log_likelihood``
 goes through ``_postprocess_samples`` itself; it is replaced whole, so that does not matter).
@@ -169,7 +171,7 @@ def _postprocess_samples(
 
 def _get_log_likelihood(model: Any, samples: Any, backend: Any = None, postprocessing_vectorize: Any = "scan") -> Any:
     active = ACTIVE.get()
-    if active is not None and active.stock:
+    if STATE.options is None or (active is not None and active.stock):
         return STATE.originals["_get_log_likelihood"](model, samples, backend, postprocessing_vectorize)
     if active is not None:
         _hold_background(active)
@@ -203,6 +205,8 @@ def _checked_preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
     import pymc as pm
 
+    if STATE.options is None:
+        return STATE.originals["sample_jax_nuts"](*args, **kwargs)
     model = pm.modelcontext(kwargs.get("model"))
     budget, stock = _checked_preflight(model, args, kwargs)
     active = ActiveSampling(model, kwargs.get("postprocessing_vectorize"), budget, stock=stock)

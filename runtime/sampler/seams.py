@@ -12,6 +12,11 @@ On by default inside ``enable()`` (``enable(sampler=False)`` leaves sampling to 
 compiled sampler does not serve (unknown ``nuts_kwargs``, a model the fingerprint cannot
 describe) or a failure of its own runs PyMC's own function, with one ``FallbackWarning``;
 ``MemoryBudgetError`` (the sampler would not fit the budget) is raised before sampling.
+
+A replacement called while the compiled sampler is off (not enabled, or ``enable(sampler=False)``)
+is PyMC's own function: one left in ``pymc.sampling.jax`` after ``disable()`` (something that saved
+it while enabled put it back: a test's ``monkeypatch``, a ``mock.patch``) never samples from the
+store, and ``install`` takes PyMC's function from behind it.
 """
 
 from __future__ import annotations
@@ -28,13 +33,13 @@ _ORIGINALS: dict[str, Any] = {}
 class LazyLogp:
     """Stands in for ``get_jaxified_logp(model, negative_logp)``'s function."""
 
-    def __init__(self, model: Any, negative_logp: bool) -> None:
-        self.model, self.negative_logp = model, negative_logp
+    def __init__(self, model: Any, negative_logp: bool, make: Any) -> None:
+        self.model, self.negative_logp, self._make = model, negative_logp, make
         self._jax_fn: Any = None
 
     def original(self) -> Any:
         if self._jax_fn is None:
-            self._jax_fn = _ORIGINALS["get_jaxified_logp"](self.model, negative_logp=self.negative_logp)
+            self._jax_fn = self._make(self.model, negative_logp=self.negative_logp)
         return self._jax_fn
 
     def __call__(self, x: Any) -> Any:
@@ -51,8 +56,32 @@ class LazyLogp:
         return -value if self.negative_logp else value
 
 
-def _get_jaxified_logp(model: Any, negative_logp: bool = True) -> Any:
-    return LazyLogp(model, negative_logp)
+def _serving() -> bool:
+    """Whether ``pm.sample`` runs the compiled sampler now (enabled, and not ``sampler=False``)."""
+    return STATE.options is not None and STATE.options.sampler
+
+
+def _replacing(original: Any, replacement: Any) -> Any:
+    """``replacement`` marked as ours, with the PyMC function it stands in for."""
+    replacement.__wrapped__ = original
+    replacement._pymc_aot_seam = replacement  # functools.wraps copies it: only ours names itself
+    return replacement
+
+
+def _pymcs(fn: Any) -> Any:
+    """PyMC's function behind ``fn``: ``fn`` itself unless it is a replacement of ours left in place."""
+    while getattr(fn, "_pymc_aot_seam", None) is fn:
+        fn = fn.__wrapped__
+    return fn
+
+
+def _logp(original: Any) -> Any:
+    def get_jaxified_logp(model: Any, negative_logp: bool = True) -> Any:
+        if not _serving():
+            return original(model, negative_logp=negative_logp)
+        return LazyLogp(model, negative_logp, original)
+
+    return _replacing(original, get_jaxified_logp)
 
 
 def _warn(sampler: str, why: str) -> None:
@@ -62,29 +91,28 @@ def _warn(sampler: str, why: str) -> None:
     )
 
 
-def _sampler(name: str) -> Any:
-    original_name = f"_sample_{name}_nuts"
-
+def _sampler(name: str, original: Any) -> Any:
     def sample(**kwargs: Any) -> Any:
         from ...aot.sampler import UnsupportedSettings
         from ...aot.strategies.budget import MemoryBudgetError
         from .session import run_compiled
 
-        try:
-            return run_compiled(name, **kwargs)
-        except UnsupportedSettings as exc:
-            _warn(name, str(exc))
-        except MemoryBudgetError:
-            raise  # the refusal the preflight exists for
-        except Exception as exc:  # noqa: BLE001 - never lose a sampling run to the cache
-            _warn(name, f"{type(exc).__name__}: {exc}")
+        if _serving():
+            try:
+                return run_compiled(name, **kwargs)
+            except UnsupportedSettings as exc:
+                _warn(name, str(exc))
+            except MemoryBudgetError:
+                raise  # the refusal the preflight exists for
+            except Exception as exc:  # noqa: BLE001 - never lose a sampling run to the cache
+                _warn(name, f"{type(exc).__name__}: {exc}")
         logp = kwargs.get("logp_fn")
         if isinstance(logp, LazyLogp):
             kwargs["logp_fn"] = logp.original()
-        return _ORIGINALS[original_name](**kwargs)
+        return original(**kwargs)
 
-    sample.__name__ = original_name
-    return sample
+    sample.__name__ = f"_sample_{name}_nuts"
+    return _replacing(original, sample)
 
 
 def install() -> None:
@@ -93,10 +121,10 @@ def install() -> None:
 
     if _ORIGINALS:
         return
-    _ORIGINALS.update({name: getattr(pymc_jax, name) for name in REPLACED})
-    pymc_jax.get_jaxified_logp = _get_jaxified_logp
-    pymc_jax._sample_numpyro_nuts = _sampler("numpyro")
-    pymc_jax._sample_blackjax_nuts = _sampler("blackjax")
+    _ORIGINALS.update({name: _pymcs(getattr(pymc_jax, name)) for name in REPLACED})
+    pymc_jax.get_jaxified_logp = _logp(_ORIGINALS["get_jaxified_logp"])
+    pymc_jax._sample_numpyro_nuts = _sampler("numpyro", _ORIGINALS["_sample_numpyro_nuts"])
+    pymc_jax._sample_blackjax_nuts = _sampler("blackjax", _ORIGINALS["_sample_blackjax_nuts"])
 
 
 def uninstall() -> None:

@@ -99,6 +99,16 @@ def _keys(sampler: str, random_seed: int, chains: int) -> Any:
     return np.asarray(jax.random.split(seed, chains))
 
 
+def _chain_split(chunk: LoadedProgram) -> Any:
+    """Where the draws go: split along chains over the devices they ran on (as numpyro's ``pmap``
+    leaves them, so a ``sharded`` postprocessing uses them there), else the default device (None)."""
+    if not chunk.metadata.mesh_devices:
+        return None
+    from ...aot.sampler.parallel import mesh_of
+
+    return mesh_of(tuple(chunk.metadata.mesh_devices), chunk.key.platform).sharding(True)
+
+
 def run_compiled(
     sampler: str,
     *,
@@ -150,7 +160,7 @@ def run_compiled(
         checkpoint=options.checkpoint,
     )
     out = run_chunks(programs["init"], programs["chunk"], run)
-    raw = [jax.device_put(out.pop(name)) for name, _, _ in point]
+    raw = [jax.device_put(out.pop(name), _chain_split(programs["chunk"])) for name, _, _ in point]
     if sampler == "numpyro":
         stats = {"n_steps": out.pop("n_steps"), "tree_depth": None, **out}
         stats["tree_depth"] = np.log2(stats["n_steps"]).astype(int) + 1
