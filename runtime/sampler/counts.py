@@ -6,3 +6,5 @@ COUNTS = {"compiled": 0, "loaded": 0, "memo": 0, "resumed_steps": 0}
 """Programs compiled, read from the store, found in this process; steps a checkpoint saved."""
 READY: list[float] = []
 """``time.perf_counter()`` when each run's programs were ready."""
+DONE: list[float] = []
+"""``time.perf_counter()`` when each run's last chunk had returned."""

@@ -11,7 +11,7 @@ import numpy as np
 from ...aot.sampler import SamplerSettings, UnsupportedSettings, sampler_key
 from ...aot.sampler.resolve import LoadedProgram, fetch_or_compile
 from ..pymc.hook_state import STATE
-from .counts import COUNTS, READY
+from .counts import COUNTS, DONE, READY
 
 _MEMO: dict[str, LoadedProgram] = {}
 _LOCK = threading.Lock()
@@ -150,6 +150,7 @@ def run_compiled(
         checkpoint=options.checkpoint,
     )
     out = run_chunks(programs["init"], programs["chunk"], run)
+    DONE.append(time.perf_counter())
     raw = [jax.device_put(out.pop(name)) for name, _, _ in point]
     if sampler == "numpyro":
         stats = {"n_steps": out.pop("n_steps"), "tree_depth": None, **out}
