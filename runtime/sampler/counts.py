@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-COUNTS = {"compiled": 0, "loaded": 0, "memo": 0, "resumed_steps": 0}
-"""Programs compiled, read from the store, found in this process; steps a checkpoint saved."""
+COUNTS = {"compiled": 0, "loaded": 0, "memo": 0, "resumed_steps": 0, "steps_recorded": 0}
+"""Programs compiled, read from the store, found in this process; steps a checkpoint saved;
+``pm.sample`` calls whose step methods came from the store (``steps.py``)."""
 READY: list[float] = []
 """``time.perf_counter()`` when each run's programs were ready."""
 DONE: list[float] = []

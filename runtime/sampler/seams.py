@@ -93,6 +93,9 @@ def install() -> None:
 
     if _ORIGINALS:
         return
+    from . import steps
+
+    steps.install()  # pm.sample's assign_step_methods, from the store on a warm run
     _ORIGINALS.update({name: getattr(pymc_jax, name) for name in REPLACED})
     pymc_jax.get_jaxified_logp = _get_jaxified_logp
     pymc_jax._sample_numpyro_nuts = _sampler("numpyro")
@@ -105,6 +108,9 @@ def uninstall() -> None:
         return
     import pymc.sampling.jax as pymc_jax
 
+    from . import steps
+
+    steps.uninstall()
     for name, original in _ORIGINALS.items():
         setattr(pymc_jax, name, original)
     _ORIGINALS.clear()

@@ -15,6 +15,8 @@ from .counts import COUNTS, DONE, READY
 
 _MEMO: dict[str, LoadedProgram] = {}
 _LOCK = threading.Lock()
+_PENDING: dict[str, threading.Event] = {}  # digest -> set once a load ahead (``load_ahead``) ended
+_AHEAD: set[str] = set()  # loaded ahead and counted as loaded; not yet asked for
 
 
 def _fingerprint(model: Any) -> Any:
@@ -28,21 +30,63 @@ def _fingerprint(model: Any) -> Any:
     return fp
 
 
+def sampler_keys(model: Any, settings: SamplerSettings, point: Any, names: tuple[str, ...]) -> list[Any]:
+    """The keys of the programs ``names`` for ``model`` on the default device."""
+    import jax
+
+    fp = _fingerprint(model)
+    device = jax.devices()[0]
+    return [sampler_key(fp, settings, point, device, name) for name in names]
+
+
+def load_ahead(keys: list[Any]) -> None:
+    """Read and deserialize the stored programs of ``keys`` into this process's memo, one by one
+    (a program another thread is loading or has loaded is skipped; a miss is left to
+    ``programs_for``, which compiles). Deserializing releases the GIL: a thread running this
+    overlaps PyMC's own work before sampling."""
+    import jax
+
+    from ...aot.sampler.resolve import load_stored
+    from ..transforms.engine import get_store
+
+    store, device = get_store(STATE.current().cache_dir), jax.devices()[0]
+    for key in keys:
+        with _LOCK:
+            if key.digest in _MEMO or key.digest in _PENDING:
+                continue
+            done = _PENDING[key.digest] = threading.Event()
+        try:
+            loaded = load_stored(store, key, device)
+            if loaded is not None:
+                with _LOCK:
+                    _MEMO[key.digest] = loaded
+                    _AHEAD.add(key.digest)
+                    COUNTS["loaded"] += 1
+        finally:
+            with _LOCK:
+                del _PENDING[key.digest]
+            done.set()
+
+
 def programs_for(model: Any, settings: SamplerSettings, point: Any, names: tuple[str, ...]) -> dict[str, LoadedProgram]:
     """The programs ``names`` for ``model``: from this process, the store, or compiled now."""
     import jax
 
     from ..transforms.engine import get_store
 
-    fp = _fingerprint(model)
-    device = jax.devices()[0]
-    keys = [sampler_key(fp, settings, point, device, name) for name in names]
+    keys = sampler_keys(model, settings, point, names)
+    with _LOCK:
+        waiting = [_PENDING[k.digest] for k in keys if k.digest in _PENDING]
+    for event in waiting:  # loading ahead in another thread: wait for it rather than load twice
+        event.wait()
     with _LOCK:
         found = {k.program: _MEMO[k.digest] for k in keys if k.digest in _MEMO}
-        COUNTS["memo"] += len(found)
+        COUNTS["memo"] += sum(1 for k in keys if k.program in found and k.digest not in _AHEAD)
+        _AHEAD.difference_update(k.digest for k in keys)
         missing = [k for k in keys if k.program not in found]
         if missing:
-            loaded = fetch_or_compile(model, fp, missing, get_store(STATE.current().cache_dir), device)
+            fp, store = _fingerprint(model), get_store(STATE.current().cache_dir)
+            loaded = fetch_or_compile(model, fp, missing, store, jax.devices()[0])
             for program in loaded.values():
                 _MEMO[program.key.digest] = program
                 COUNTS["loaded" if program.cached else "compiled"] += 1
@@ -90,7 +134,8 @@ def _check_budget(chunk: LoadedProgram, draws: int) -> None:
         check_sampler_fits(chunk.metadata, draws, budget, chunk.key.platform)
 
 
-def _keys(sampler: str, random_seed: int, chains: int) -> Any:
+def chain_keys(sampler: str, random_seed: int, chains: int) -> Any:
+    """The chains' PRNG keys, as PyMC makes them for ``sampler``."""
     import jax
 
     seed = jax.random.PRNGKey(random_seed)
@@ -144,7 +189,7 @@ def run_compiled(
         draws=draws,
         chunk=settings.chunk,
         positions=[np.asarray(p, dtype=d) for p, d in zip(positions, dtypes, strict=True)],
-        keys=_keys(sampler, int(random_seed), chains),
+        keys=chain_keys(sampler, int(random_seed), chains),
         data=_data(model, programs["chunk"]),
         progressbar=progressbar,
         checkpoint=options.checkpoint,
