@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-COUNTS = {"compiled": 0, "loaded": 0, "memo": 0, "resumed_steps": 0, "steps_recorded": 0}
+COUNTS = {"compiled": 0, "loaded": 0, "memo": 0, "resumed_steps": 0, "steps_recorded": 0, "steps_asked": 0}
 """Programs compiled, read from the store, found in this process; steps a checkpoint saved;
-``pm.sample`` calls whose step methods came from the store (``steps.py``)."""
+``pm.sample`` calls (numpyro/blackjax) whose step methods came from the store, and those that
+asked PyMC's own ``assign_step_methods`` (``steps.py``)."""
 READY: list[float] = []
 """``time.perf_counter()`` when each run's programs were ready."""
 DONE: list[float] = []

@@ -50,14 +50,21 @@ def _keys_and_chains(model: Any, sample_jax_nuts: Any, args: tuple[Any, ...], kw
     return sampler_keys(model, settings, _point(model), ("logp", "init", "chunk")), settings
 
 
-def _ahead(keys: list[Any], sampler: str, chains: int) -> None:
+def _ahead(claimed: list[Any], sampler: str, chains: int) -> None:
     from .session import chain_keys, load_ahead
 
+    load_ahead(claimed)
     try:
-        load_ahead(keys)
         np.asarray(chain_keys(sampler, 0, chains))  # compiles (in this process) what the real seed reuses
     except Exception:  # noqa: BLE001 - only a hint: the sampler's own call does whatever is left
         return
+
+
+def _release_all(claimed: list[Any]) -> None:
+    from .session import release
+
+    for key, done in claimed:
+        release(key, done)
 
 
 def prefetch(
@@ -65,12 +72,19 @@ def prefetch(
 ) -> threading.Thread | None:
     """Start loading, for ``sample_jax_nuts(*args, **kwargs)`` on ``model``, what its compiled
     sampler will need; the thread (None if nothing was started)."""
+    from .session import claim
+
     try:
         keys, settings = _keys_and_chains(model, sample_jax_nuts, args, kwargs)
     except Exception:  # noqa: BLE001 - unknown options, an inexact model, ...: the sampler's call decides
         return None
+    claimed = claim(keys)  # before the thread starts: the sampler's call waits for these, never races
     thread = threading.Thread(
-        target=_ahead, args=(keys, settings.sampler, settings.chains), name="pymc-aot-prefetch", daemon=False
+        target=_ahead, args=(claimed, settings.sampler, settings.chains), name="pymc-aot-prefetch", daemon=False
     )
-    thread.start()
+    try:
+        thread.start()
+    except RuntimeError:  # no thread to be had: release the claims, the sampler's call loads
+        _release_all(claimed)
+        return None
     return thread

@@ -39,33 +39,47 @@ def sampler_keys(model: Any, settings: SamplerSettings, point: Any, names: tuple
     return [sampler_key(fp, settings, point, device, name) for name in names]
 
 
-def load_ahead(keys: list[Any]) -> None:
-    """Read and deserialize the stored programs of ``keys`` into this process's memo, one by one
-    (a program another thread is loading or has loaded is skipped; a miss is left to
-    ``programs_for``, which compiles). Deserializing releases the GIL: a thread running this
-    overlaps PyMC's own work before sampling."""
-    import jax
+def claim(keys: list[Any]) -> list[tuple[Any, threading.Event]]:
+    """Mark the programs of ``keys`` not yet in this process as being loaded ahead (by
+    ``load_ahead``); ``programs_for`` then waits for them rather than load them twice."""
+    with _LOCK:
+        fresh = [k for k in keys if k.digest not in _MEMO and k.digest not in _PENDING]
+        return [(k, _PENDING.setdefault(k.digest, threading.Event())) for k in fresh]
 
-    from ...aot.sampler.resolve import load_stored
-    from ..transforms.engine import get_store
 
-    store, device = get_store(STATE.current().cache_dir), jax.devices()[0]
-    for key in keys:
-        with _LOCK:
-            if key.digest in _MEMO or key.digest in _PENDING:
-                continue
-            done = _PENDING[key.digest] = threading.Event()
-        try:
-            loaded = load_stored(store, key, device)
+def release(key: Any, done: threading.Event) -> None:
+    """End a claim: ``programs_for`` stops waiting for it."""
+    with _LOCK:
+        if _PENDING.get(key.digest) is done:
+            del _PENDING[key.digest]
+    done.set()
+
+
+def load_ahead(claimed: list[tuple[Any, threading.Event]]) -> None:
+    """Read and deserialize the claimed programs into this process's memo, in order; a miss or a
+    failure is left to ``programs_for`` (which compiles). Every claim is released whatever
+    happens. Deserializing releases the GIL: a thread running this overlaps PyMC's own work."""
+    try:
+        import jax
+
+        from ...aot.sampler.resolve import load_stored
+        from ..transforms.engine import get_store
+
+        store, device = get_store(STATE.current().cache_dir), jax.devices()[0]
+        for key, done in claimed:
+            try:
+                loaded = load_stored(store, key, device)
+            except Exception:  # noqa: BLE001 - only ahead of time: programs_for tries again
+                loaded = None
             if loaded is not None:
                 with _LOCK:
                     _MEMO[key.digest] = loaded
                     _AHEAD.add(key.digest)
                     COUNTS["loaded"] += 1
-        finally:
-            with _LOCK:
-                del _PENDING[key.digest]
-            done.set()
+            release(key, done)
+    finally:
+        for key, done in claimed:
+            release(key, done)
 
 
 def programs_for(model: Any, settings: SamplerSettings, point: Any, names: tuple[str, ...]) -> dict[str, LoadedProgram]:

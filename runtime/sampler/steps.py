@@ -86,6 +86,7 @@ def assign_step_methods(model: Any, step: Any = None, methods: Any = None, *args
     if method is not None:
         COUNTS["steps_recorded"] += 1
         return [], {method: list(model.value_vars)}
+    COUNTS["steps_asked"] += 1
     t0 = time.perf_counter()
     answer = original(model, step, methods)
     if key is not None:
