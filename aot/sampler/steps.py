@@ -75,6 +75,7 @@ def recorded_method(store: CacheStore, key: StepsKey) -> str | None:
         return None
     if meta.key != key.parts() or len(meta.output_names) != 1 or meta.output_names[0] not in key.methods:
         return None
+    store.record_hit_later(key.digest)
     return meta.output_names[0]
 
 
