@@ -122,3 +122,31 @@ def test_a_failed_load_ahead_releases_its_claims(cache_dir, monkeypatch):
         warm = _sample(model)
     assert not session._PENDING
     np.testing.assert_array_equal(cold.posterior["beta"].values, warm.posterior["beta"].values)
+
+
+def test_an_exact_repeat_gets_pymcs_own_initial_points_from_the_store(cache_dir):
+    import pymc.sampling.jax as pymc_jax
+
+    from pymc_aot.runtime.sampler import start
+
+    model = regression_data()
+    with runtime.enabled(strategy="vmap"):
+        ours, pymcs = pymc_jax._get_batched_jittered_initial_points, start._ORIGINAL[start.NAME]
+        served = COUNTS["start_recorded"]
+        for chains in (2, 1):
+            first = ours(model=model, chains=chains, initvals=None, random_seed=11)
+            again = ours(model=model, chains=chains, initvals=None, random_seed=11)
+            stock = pymcs(model=model, chains=chains, initvals=None, random_seed=11)
+            assert len(first) == len(again) == len(stock) == 2
+            for a, b, c in zip(first, again, stock, strict=True):
+                np.testing.assert_array_equal(a, c)
+                np.testing.assert_array_equal(b, c)
+                assert b.dtype == c.dtype and b.shape == c.shape
+        assert COUNTS["start_recorded"] == served + 2
+        ours(model=model, chains=2, initvals=None, random_seed=12)  # another seed: PyMC's function
+        assert COUNTS["start_recorded"] == served + 2
+        with model:
+            pm.set_data({"x": model["x"].get_value() * 2.0})  # new data: PyMC's function answers again
+        ours(model=model, chains=2, initvals=None, random_seed=11)
+        ours(model=model, chains=2, initvals={"beta": np.zeros(3)}, random_seed=11)  # initvals: never stored
+        assert COUNTS["start_recorded"] == served + 2

@@ -53,11 +53,11 @@ def _keys_and_chains(model: Any, sample_jax_nuts: Any, args: tuple[Any, ...], kw
 def _ahead(claimed: list[Any], sampler: str, chains: int) -> None:
     from .session import chain_keys, load_ahead
 
-    load_ahead(claimed)
-    try:
+    try:  # first: short, and the sampler's call needs it as soon as its programs are in
         np.asarray(chain_keys(sampler, 0, chains))  # compiles (in this process) what the real seed reuses
     except Exception:  # noqa: BLE001 - only a hint: the sampler's own call does whatever is left
-        return
+        pass
+    load_ahead(claimed)
 
 
 def _release_all(claimed: list[Any]) -> None:

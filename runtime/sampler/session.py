@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from typing import Any
 
 import numpy as np
@@ -19,12 +20,22 @@ _PENDING: dict[str, threading.Event] = {}  # digest -> set once a load ahead (``
 _AHEAD: set[str] = set()  # loaded ahead and counted as loaded; not yet asked for
 
 
+_LAST_FP: list[Any] = [None, None, None]  # weak (sampling call, model), fingerprint: one walk per call
+
+
 def _fingerprint(model: Any) -> Any:
+    """The model's exact fingerprint; walked once per ``pm.sample`` call (the model cannot change
+    inside it), else on every call."""
     from ...aot.build.request import match_floatx
     from ...aot.identity.fingerprint import fingerprint_model
+    from ..pymc.hook_state import ACTIVE
 
     match_floatx()
-    fp = fingerprint_model(model)
+    active = ACTIVE.get()
+    call, known, fp = _LAST_FP
+    if active is None or call is None or call() is not active or known() is not model:
+        fp = fingerprint_model(model)
+        _LAST_FP[:] = [weakref.ref(active), weakref.ref(model), fp] if active is not None else [None, None, None]
     if not fp.exact:
         raise UnsupportedSettings("the model holds code pymc-aot cannot describe: " + "; ".join(fp.reasons)[:200])
     return fp
@@ -116,9 +127,7 @@ def _point(model: Any, values: list[Any], batched: bool) -> tuple[tuple[str, tup
 
 
 def _data(model: Any, program: LoadedProgram) -> list[Any]:
-    from ...aot.identity.fingerprint import fingerprint_model
-
-    data = fingerprint_model(model).data
+    data = _fingerprint(model).data
     return [data[i].get_value(borrow=True) for i in program.metadata.data_indices]
 
 
