@@ -99,7 +99,10 @@ def test_the_programs_are_loaded_ahead_of_the_samplers_call(sampler, cache_dir, 
         warm = _sample(model, sampler)
     assert asked and all(all(found) for found in asked)  # logp, then init and chunk: already on their way
     assert COUNTS["loaded"] == loaded + 3 and COUNTS["compiled"] == compiled
-    assert not session._AHEAD and not session._PENDING  # each program loaded ahead was the one asked for
+    assert not session._PENDING
+    # each program loaded ahead was the one asked for; the logp is not asked for when the initial
+    # points come from the store (an exact repeat: start.py), and nothing else stays unclaimed
+    assert len(session._AHEAD) <= 1 and all(d in session._MEMO for d in session._AHEAD)
     np.testing.assert_array_equal(cold.posterior["beta"].values, warm.posterior["beta"].values)
 
 
