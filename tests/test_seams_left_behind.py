@@ -79,3 +79,42 @@ def test_enable_takes_pymcs_function_from_behind_one_left_in_place(pymcs, cache_
     for name, fn in saved.items():
         assert getattr(pymc_jax, name) is not fn, f"disable() put pymc-aot's {name} back instead of PyMC's"
     assert pymc_jax._sample_numpyro_nuts(model=None) == "_sample_numpyro_nuts"
+
+
+def test_the_step_and_start_point_hooks_left_behind_are_pymcs_own(cache_dir, monkeypatch):
+    """The same for the two hooks the warm first draw adds: ``assign_step_methods`` (in
+    ``pymc.sampling.mcmc``) and the jittered initial points; and enable() sees through them."""
+    import pymc.sampling.mcmc as mcmc
+
+    calls: list[str] = []
+    places = ((mcmc, "assign_step_methods"), (pymc_jax, "_get_batched_jittered_initial_points"))
+    for module, name in places:
+        monkeypatch.setattr(module, name, _stand_in_of(module, name, calls))
+    assert runtime.enable(cache_dir=str(cache_dir))
+    saved = [(module, name, getattr(module, name)) for module, name in places]
+    runtime.disable()
+    for module, name, fn in saved:
+        assert getattr(module, name) is not fn, f"disable() left pymc-aot's {name} in place"
+        monkeypatch.setattr(module, name, fn)
+    assert mcmc.assign_step_methods(None, None, ["NUTS"]) == "assign_step_methods"
+    kwargs = {"model": None, "chains": 2, "initvals": None, "random_seed": 1}
+    assert pymc_jax._get_batched_jittered_initial_points(**kwargs) == "_get_batched_jittered_initial_points"
+    assert calls == ["assign_step_methods", "_get_batched_jittered_initial_points"]
+    assert runtime.enable(cache_dir=str(cache_dir))
+    try:
+        for module, name, _fn in saved:
+            behind = getattr(module, name).__wrapped__
+            assert getattr(behind, "_pymc_aot_seam", None) is None, f"enable() wrapped pymc-aot's left-behind {name}"
+    finally:
+        runtime.disable()
+    for module, name, _fn in saved:
+        assert getattr(getattr(module, name), "_pymc_aot_seam", None) is None, f"disable() left a hook: {name}"
+
+
+def _stand_in_of(module, name: str, calls: list[str]):
+    @functools.wraps(getattr(module, name))
+    def stand_in(*_a, **_k):
+        calls.append(name)
+        return name
+
+    return stand_in

@@ -41,7 +41,9 @@ class LoadedProgram:
         return self.executable(*args)
 
 
-def _load(store: CacheStore, key: SamplerKey, device: Any) -> LoadedProgram | None:
+def load_stored(store: CacheStore, key: SamplerKey, device: Any) -> LoadedProgram | None:
+    """The stored program of ``key``, verified and deserialized; None on a miss (or a broken entry,
+    then dropped)."""
     found = store.get(key.digest)
     if found is None:
         return None
@@ -72,7 +74,7 @@ def fetch_or_compile(
     missing: list[SamplerKey] = []
     for key in keys:
         assert key.program in PROGRAMS
-        loaded = _load(store, key, device)
+        loaded = load_stored(store, key, device)
         if loaded is None:
             missing.append(key)
         else:

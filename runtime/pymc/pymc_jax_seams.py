@@ -208,6 +208,10 @@ def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
     if STATE.options is None:
         return STATE.originals["sample_jax_nuts"](*args, **kwargs)
     model = pm.modelcontext(kwargs.get("model"))
+    if STATE.current().sampler:  # the compiled sampler's programs load while PyMC prepares the run
+        from ..sampler.prefetch import prefetch
+
+        prefetch(model, STATE.originals["sample_jax_nuts"], args, kwargs)
     budget, stock = _checked_preflight(model, args, kwargs)
     active = ActiveSampling(model, kwargs.get("postprocessing_vectorize"), budget, stock=stock)
     from ...aot.choice.resolve import SAMPLING

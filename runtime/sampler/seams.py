@@ -121,6 +121,10 @@ def install() -> None:
 
     if _ORIGINALS:
         return
+    from . import start, steps
+
+    steps.install()  # pm.sample's assign_step_methods, from the store on a warm run
+    start.install()  # PyMC's jittered initial points, from the store for an exact repeat
     _ORIGINALS.update({name: _pymcs(getattr(pymc_jax, name)) for name in REPLACED})
     pymc_jax.get_jaxified_logp = _logp(_ORIGINALS["get_jaxified_logp"])
     pymc_jax._sample_numpyro_nuts = _sampler("numpyro", _ORIGINALS["_sample_numpyro_nuts"])
@@ -133,6 +137,10 @@ def uninstall() -> None:
         return
     import pymc.sampling.jax as pymc_jax
 
+    from . import start, steps
+
+    steps.uninstall()
+    start.uninstall()
     for name, original in _ORIGINALS.items():
         setattr(pymc_jax, name, original)
     _ORIGINALS.clear()

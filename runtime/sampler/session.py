@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from typing import Any
 
 import numpy as np
@@ -11,21 +12,85 @@ import numpy as np
 from ...aot.sampler import SamplerSettings, UnsupportedSettings, sampler_key
 from ...aot.sampler.resolve import LoadedProgram, fetch_or_compile
 from ..pymc.hook_state import STATE
-from .counts import COUNTS, READY
+from .counts import COUNTS, DONE, READY
 
 _MEMO: dict[str, LoadedProgram] = {}
 _LOCK = threading.Lock()
+_PENDING: dict[str, threading.Event] = {}  # digest -> set once a load ahead (``load_ahead``) ended
+_AHEAD: set[str] = set()  # loaded ahead and counted as loaded; not yet asked for
+
+
+_LAST_FP: list[Any] = [None, None, None]  # weak (sampling call, model), fingerprint: one walk per call
 
 
 def _fingerprint(model: Any) -> Any:
+    """The model's exact fingerprint; walked once per ``pm.sample`` call (the model cannot change
+    inside it), else on every call."""
     from ...aot.build.request import match_floatx
     from ...aot.identity.fingerprint import fingerprint_model
+    from ..pymc.hook_state import ACTIVE
 
     match_floatx()
-    fp = fingerprint_model(model)
+    active = ACTIVE.get()
+    call, known, fp = _LAST_FP
+    if active is None or call is None or call() is not active or known() is not model:
+        fp = fingerprint_model(model)
+        _LAST_FP[:] = [weakref.ref(active), weakref.ref(model), fp] if active is not None else [None, None, None]
     if not fp.exact:
         raise UnsupportedSettings("the model holds code pymc-aot cannot describe: " + "; ".join(fp.reasons)[:200])
     return fp
+
+
+def sampler_keys(model: Any, settings: SamplerSettings, point: Any, names: tuple[str, ...]) -> list[Any]:
+    """The keys of the programs ``names`` for ``model`` on the default device."""
+    import jax
+
+    fp = _fingerprint(model)
+    device = jax.devices()[0]
+    return [sampler_key(fp, settings, point, device, name) for name in names]
+
+
+def claim(keys: list[Any]) -> list[tuple[Any, threading.Event]]:
+    """Mark the programs of ``keys`` not yet in this process as being loaded ahead (by
+    ``load_ahead``); ``programs_for`` then waits for them rather than load them twice."""
+    with _LOCK:
+        fresh = [k for k in keys if k.digest not in _MEMO and k.digest not in _PENDING]
+        return [(k, _PENDING.setdefault(k.digest, threading.Event())) for k in fresh]
+
+
+def release(key: Any, done: threading.Event) -> None:
+    """End a claim: ``programs_for`` stops waiting for it."""
+    with _LOCK:
+        if _PENDING.get(key.digest) is done:
+            del _PENDING[key.digest]
+    done.set()
+
+
+def load_ahead(claimed: list[tuple[Any, threading.Event]]) -> None:
+    """Read and deserialize the claimed programs into this process's memo, in order; a miss or a
+    failure is left to ``programs_for`` (which compiles). Every claim is released whatever
+    happens. Deserializing releases the GIL: a thread running this overlaps PyMC's own work."""
+    try:
+        import jax
+
+        from ...aot.sampler.resolve import load_stored
+        from ..transforms.engine import get_store
+
+        store, device = get_store(STATE.current().cache_dir), jax.devices()[0]
+        for key, done in claimed:
+            try:
+                loaded = load_stored(store, key, device)
+            except Exception:  # noqa: BLE001 - only ahead of time: programs_for tries again
+                loaded = None
+            if loaded is not None:
+                with _LOCK:
+                    _MEMO[key.digest] = loaded
+                    _AHEAD.add(key.digest)
+                    COUNTS["loaded"] += 1
+            release(key, done)
+    finally:
+        for key, done in claimed:
+            release(key, done)
 
 
 def programs_for(model: Any, settings: SamplerSettings, point: Any, names: tuple[str, ...]) -> dict[str, LoadedProgram]:
@@ -34,15 +99,19 @@ def programs_for(model: Any, settings: SamplerSettings, point: Any, names: tuple
 
     from ..transforms.engine import get_store
 
-    fp = _fingerprint(model)
-    device = jax.devices()[0]
-    keys = [sampler_key(fp, settings, point, device, name) for name in names]
+    keys = sampler_keys(model, settings, point, names)
+    with _LOCK:
+        waiting = [_PENDING[k.digest] for k in keys if k.digest in _PENDING]
+    for event in waiting:  # loading ahead in another thread: wait for it rather than load twice
+        event.wait()
     with _LOCK:
         found = {k.program: _MEMO[k.digest] for k in keys if k.digest in _MEMO}
-        COUNTS["memo"] += len(found)
+        COUNTS["memo"] += sum(1 for k in keys if k.program in found and k.digest not in _AHEAD)
+        _AHEAD.difference_update(k.digest for k in keys)
         missing = [k for k in keys if k.program not in found]
         if missing:
-            loaded = fetch_or_compile(model, fp, missing, get_store(STATE.current().cache_dir), device)
+            fp, store = _fingerprint(model), get_store(STATE.current().cache_dir)
+            loaded = fetch_or_compile(model, fp, missing, store, jax.devices()[0])
             for program in loaded.values():
                 _MEMO[program.key.digest] = program
                 COUNTS["loaded" if program.cached else "compiled"] += 1
@@ -58,9 +127,7 @@ def _point(model: Any, values: list[Any], batched: bool) -> tuple[tuple[str, tup
 
 
 def _data(model: Any, program: LoadedProgram) -> list[Any]:
-    from ...aot.identity.fingerprint import fingerprint_model
-
-    data = fingerprint_model(model).data
+    data = _fingerprint(model).data
     return [data[i].get_value(borrow=True) for i in program.metadata.data_indices]
 
 
@@ -90,7 +157,8 @@ def _check_budget(chunk: LoadedProgram, draws: int) -> None:
         check_sampler_fits(chunk.metadata, draws, budget, chunk.key.platform)
 
 
-def _keys(sampler: str, random_seed: int, chains: int) -> Any:
+def chain_keys(sampler: str, random_seed: int, chains: int) -> Any:
+    """The chains' PRNG keys, as PyMC makes them for ``sampler``."""
     import jax
 
     seed = jax.random.PRNGKey(random_seed)
@@ -154,12 +222,13 @@ def run_compiled(
         draws=draws,
         chunk=settings.chunk,
         positions=[np.asarray(p, dtype=d) for p, d in zip(positions, dtypes, strict=True)],
-        keys=_keys(sampler, int(random_seed), chains),
+        keys=chain_keys(sampler, int(random_seed), chains),
         data=_data(model, programs["chunk"]),
         progressbar=progressbar,
         checkpoint=options.checkpoint,
     )
     out = run_chunks(programs["init"], programs["chunk"], run)
+    DONE.append(time.perf_counter())
     raw = [jax.device_put(out.pop(name), _chain_split(programs["chunk"])) for name, _, _ in point]
     if sampler == "numpyro":
         stats = {"n_steps": out.pop("n_steps"), "tree_depth": None, **out}

@@ -1,0 +1,155 @@
+"""A warm pm.sample on the compiled sampler skips what need not happen before its first draw:
+PyMC's step-method assignment (answered from a stored record) and the loading of the stored
+programs in line (done in a thread while PyMC prepares the run). Same answers, same draws."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pymc as pm
+import pytest
+from zoo import regression_data
+
+from pymc_aot import runtime
+from pymc_aot.runtime.sampler import session
+from pymc_aot.runtime.sampler.counts import COUNTS
+
+pytestmark = pytest.mark.slow  # pm.sample runs of the compiled sampler
+
+
+def _sample(model, sampler="numpyro", **kw):
+    kw = {"draws": 40, "tune": 40, "chains": 2, "random_seed": 3, "progressbar": False,
+          "compute_convergence_checks": False, **kw}
+    with model:
+        return pm.sample(nuts_sampler=sampler, **kw)
+
+
+def _as_pymc_sample(nuts_sampler):
+    """A function named ``sample`` in ``pymc.sampling.mcmc``'s namespace that asks as pm.sample does."""
+    ns = {"__name__": "pymc.sampling.mcmc", "pm": pm, "mcmc": pm.sampling.mcmc}
+    exec(
+        "def sample(model, nuts_sampler):\n"
+        "    return mcmc.assign_step_methods(model, None, methods=pm.STEP_METHODS)\n",
+        ns,
+    )
+    return lambda model: ns["sample"](model, nuts_sampler)
+
+
+def _counts():
+    return COUNTS["steps_asked"], COUNTS["steps_recorded"]
+
+
+def test_the_step_methods_come_from_the_record_with_pymcs_own_answer(cache_dir):
+    real = pm.sampling.mcmc.assign_step_methods
+    model = regression_data()
+    with runtime.enabled(strategy="vmap"):
+        ask = _as_pymc_sample("numpyro")
+        asked, served = _counts()
+        first = ask(model)  # PyMC's function answers, and the answer is recorded
+        second = ask(model)  # the record answers: no logp and gradients built
+        assert _counts() == (asked + 1, served + 1)
+        assert second == first == real(model, None, methods=pm.STEP_METHODS)
+        other = regression_data()  # the same model built again: the record, with its own variables
+        assert ask(other) == real(other, None, methods=pm.STEP_METHODS)
+        assert _counts() == (asked + 1, served + 2)
+        _as_pymc_sample("pymc")(model)  # PyMC's own NUTS never reaches the record
+        assert _counts() == (asked + 1, served + 2)
+
+
+def test_a_warm_pm_sample_skips_the_step_methods_and_draws_the_same(cache_dir):
+    model = regression_data()
+    with runtime.enabled(strategy="vmap", chunk_size=25):
+        asked, served = _counts()
+        cold = _sample(model)
+        warm = _sample(model)
+    assert _counts() == (asked + 1, served + 1)
+    for name in ("beta", "sigma"):
+        np.testing.assert_array_equal(cold.posterior[name].values, warm.posterior[name].values)
+
+
+def test_a_model_pymc_refuses_for_nuts_is_still_refused(cache_dir):
+    asked, served = _counts()
+    with pm.Model() as model:
+        pm.Poisson("k", 3.0)
+        pm.Normal("x", 0, 1)
+    with runtime.enabled(strategy="vmap"):
+        for _ in range(2):  # nothing is recorded for an answer other than NUTS for every variable
+            with pytest.raises(ValueError, match=r"NUTS|differentiable"):
+                _sample(model)
+    assert _counts() == (asked + 2, served)
+
+
+@pytest.mark.parametrize("sampler", ["numpyro", "blackjax"])
+def test_the_programs_are_loaded_ahead_of_the_samplers_call(sampler, cache_dir, monkeypatch):
+    model = regression_data()
+    monkeypatch.setattr(session, "_MEMO", {})  # programs of earlier tests' caches: compiled into this one
+    with runtime.enabled(strategy="vmap", chunk_size=25):
+        cold = _sample(model, sampler)
+        monkeypatch.setattr(session, "_MEMO", {})  # as in a fresh process: only the store has them
+        asked, real = [], session.programs_for
+
+        def spy(model, settings, point, names):
+            keys = session.sampler_keys(model, settings, point, names)
+            asked.append([k.digest in session._MEMO or k.digest in session._PENDING for k in keys])
+            return real(model, settings, point, names)
+
+        monkeypatch.setattr(session, "programs_for", spy)
+        loaded, compiled = COUNTS["loaded"], COUNTS["compiled"]
+        warm = _sample(model, sampler)
+    assert asked and all(all(found) for found in asked)  # logp, then init and chunk: already on their way
+    assert COUNTS["loaded"] == loaded + 3 and COUNTS["compiled"] == compiled
+    assert not session._PENDING
+    # each program loaded ahead was the one asked for; the logp is not asked for when the initial
+    # points come from the store (an exact repeat: start.py), and nothing else stays unclaimed
+    assert len(session._AHEAD) <= 1 and all(d in session._MEMO for d in session._AHEAD)
+    np.testing.assert_array_equal(cold.posterior["beta"].values, warm.posterior["beta"].values)
+
+
+def test_a_failed_load_ahead_releases_its_claims(cache_dir, monkeypatch):
+    from pymc_aot.aot.sampler import resolve
+
+    model = regression_data()
+    with runtime.enabled(strategy="vmap", chunk_size=25):
+        cold = _sample(model)
+        monkeypatch.setattr(session, "_MEMO", {})
+
+        real = resolve.load_stored
+
+        def broken(*args, **kwargs):
+            if threading.current_thread().name == "pymc-aot-prefetch":
+                raise OSError("disk went away")
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(resolve, "load_stored", broken)  # the thread fails; the sampler's call loads
+        warm = _sample(model)
+    assert not session._PENDING
+    np.testing.assert_array_equal(cold.posterior["beta"].values, warm.posterior["beta"].values)
+
+
+def test_an_exact_repeat_gets_pymcs_own_initial_points_from_the_store(cache_dir):
+    import pymc.sampling.jax as pymc_jax
+
+    from pymc_aot.runtime.sampler import start
+
+    model = regression_data()
+    with runtime.enabled(strategy="vmap"):
+        ours, pymcs = pymc_jax._get_batched_jittered_initial_points, start._ORIGINAL[start.NAME]
+        served = COUNTS["start_recorded"]
+        for chains in (2, 1):
+            first = ours(model=model, chains=chains, initvals=None, random_seed=11)
+            again = ours(model=model, chains=chains, initvals=None, random_seed=11)
+            stock = pymcs(model=model, chains=chains, initvals=None, random_seed=11)
+            assert len(first) == len(again) == len(stock) == 2
+            for a, b, c in zip(first, again, stock, strict=True):
+                np.testing.assert_array_equal(a, c)
+                np.testing.assert_array_equal(b, c)
+                assert b.dtype == c.dtype and b.shape == c.shape
+        assert COUNTS["start_recorded"] == served + 2
+        ours(model=model, chains=2, initvals=None, random_seed=12)  # another seed: PyMC's function
+        assert COUNTS["start_recorded"] == served + 2
+        with model:
+            pm.set_data({"x": model["x"].get_value() * 2.0})  # new data: PyMC's function answers again
+        ours(model=model, chains=2, initvals=None, random_seed=11)
+        ours(model=model, chains=2, initvals={"beta": np.zeros(3)}, random_seed=11)  # initvals: never stored
+        assert COUNTS["start_recorded"] == served + 2
