@@ -25,6 +25,7 @@ from typing import Any
 
 from ..pymc.hook_state import STATE
 from ..transforms.fallback import warn_fallback
+from .replacing import pymcs_function, replacing, serving
 
 REPLACED = ("get_jaxified_logp", "_sample_numpyro_nuts", "_sample_blackjax_nuts")
 _ORIGINALS: dict[str, Any] = {}
@@ -56,32 +57,13 @@ class LazyLogp:
         return -value if self.negative_logp else value
 
 
-def _serving() -> bool:
-    """Whether ``pm.sample`` runs the compiled sampler now (enabled, and not ``sampler=False``)."""
-    return STATE.options is not None and STATE.options.sampler
-
-
-def _replacing(original: Any, replacement: Any) -> Any:
-    """``replacement`` marked as ours, with the PyMC function it stands in for."""
-    replacement.__wrapped__ = original
-    replacement._pymc_aot_seam = replacement  # functools.wraps copies it: only ours names itself
-    return replacement
-
-
-def _pymcs(fn: Any) -> Any:
-    """PyMC's function behind ``fn``: ``fn`` itself unless it is a replacement of ours left in place."""
-    while getattr(fn, "_pymc_aot_seam", None) is fn:
-        fn = fn.__wrapped__
-    return fn
-
-
 def _logp(original: Any) -> Any:
     def get_jaxified_logp(model: Any, negative_logp: bool = True) -> Any:
-        if not _serving():
+        if not serving():
             return original(model, negative_logp=negative_logp)
         return LazyLogp(model, negative_logp, original)
 
-    return _replacing(original, get_jaxified_logp)
+    return replacing(original, get_jaxified_logp)
 
 
 def _warn(sampler: str, why: str) -> None:
@@ -97,7 +79,7 @@ def _sampler(name: str, original: Any) -> Any:
         from ...aot.strategies.budget import MemoryBudgetError
         from .session import run_compiled
 
-        if _serving():
+        if serving():
             try:
                 return run_compiled(name, **kwargs)
             except UnsupportedSettings as exc:
@@ -112,7 +94,7 @@ def _sampler(name: str, original: Any) -> Any:
         return original(**kwargs)
 
     sample.__name__ = f"_sample_{name}_nuts"
-    return _replacing(original, sample)
+    return replacing(original, sample)
 
 
 def install() -> None:
@@ -125,7 +107,7 @@ def install() -> None:
 
     steps.install()  # pm.sample's assign_step_methods, from the store on a warm run
     start.install()  # PyMC's jittered initial points, from the store for an exact repeat
-    _ORIGINALS.update({name: _pymcs(getattr(pymc_jax, name)) for name in REPLACED})
+    _ORIGINALS.update({name: pymcs_function(getattr(pymc_jax, name)) for name in REPLACED})
     pymc_jax.get_jaxified_logp = _logp(_ORIGINALS["get_jaxified_logp"])
     pymc_jax._sample_numpyro_nuts = _sampler("numpyro", _ORIGINALS["_sample_numpyro_nuts"])
     pymc_jax._sample_blackjax_nuts = _sampler("blackjax", _ORIGINALS["_sample_blackjax_nuts"])

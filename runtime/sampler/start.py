@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .counts import COUNTS
-from .seams import _pymcs, _replacing, _serving
+from .replacing import pymcs_function, replacing, serving
 
 _ORIGINAL: dict[str, Any] = {}
 NAME = "_get_batched_jittered_initial_points"
@@ -102,11 +102,11 @@ def _write(store: Any, parts: dict[str, Any], points: list[np.ndarray], seconds:
 
 def _hook(original: Any) -> Any:
     def _get_batched_jittered_initial_points(*args: Any, **kwargs: Any) -> Any:
-        if not _serving() or args:
+        if not serving() or args:
             return original(*args, **kwargs)
         return jittered_initial_points(original, **kwargs)
 
-    return _replacing(original, _get_batched_jittered_initial_points)
+    return replacing(original, _get_batched_jittered_initial_points)
 
 
 def jittered_initial_points(
@@ -149,7 +149,7 @@ def install() -> None:
     import pymc.sampling.jax as pymc_jax
 
     if not _ORIGINAL and callable(getattr(pymc_jax, NAME, None)):
-        original = _pymcs(getattr(pymc_jax, NAME))  # PyMC's, not a hook of ours left behind
+        original = pymcs_function(getattr(pymc_jax, NAME))  # PyMC's, not a hook of ours left behind
         _ORIGINAL[NAME] = original
         setattr(pymc_jax, NAME, _hook(original))
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..pymc.hook_state import STATE
 from .counts import COUNTS
-from .seams import _pymcs, _replacing, _serving
+from .replacing import pymcs_function, replacing, serving
 
 SERVED = ("numpyro", "blackjax")
 _ORIGINAL: dict[str, Any] = {}
@@ -82,7 +82,7 @@ def _record(key: Any, answer: tuple[Any, Any], model: Any, seconds: float) -> No
 def _hook(original: Any) -> Any:
     def assign_step_methods(model: Any, step: Any = None, methods: Any = None, *args: Any, **kwargs: Any) -> Any:
         """PyMC's ``assign_step_methods``; from the record where ``pm.sample`` asks for numpyro/blackjax."""
-        if not _serving() or step is not None or not methods or args or kwargs:
+        if not serving() or step is not None or not methods or args or kwargs:
             return original(model, step, methods, *args, **kwargs)
         if not _from_sample(sys._getframe(1)):
             return original(model, step, methods)
@@ -97,14 +97,14 @@ def _hook(original: Any) -> Any:
             _record(key, answer, model, time.perf_counter() - t0)
         return answer
 
-    return _replacing(original, assign_step_methods)
+    return replacing(original, assign_step_methods)
 
 
 def install() -> None:
     import pymc.sampling.mcmc as mcmc
 
     if not _ORIGINAL and callable(getattr(mcmc, "assign_step_methods", None)):
-        original = _pymcs(mcmc.assign_step_methods)  # PyMC's, not a hook of ours left behind
+        original = pymcs_function(mcmc.assign_step_methods)  # PyMC's, not a hook of ours left behind
         _ORIGINAL["assign_step_methods"] = original
         mcmc.assign_step_methods = _hook(original)
 
