@@ -35,6 +35,7 @@ The store adds its own bookkeeping (``format``, ``executable_size``, ``executabl
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -190,6 +191,34 @@ class EntryMetadata:
         if self.mesh_devices is not None:
             doc["mesh"] = {"device_ids": list(self.mesh_devices)}
         return doc
+
+    @classmethod
+    def record(
+        cls,
+        key: dict[str, Any],
+        digest: str,
+        model_name: str,
+        output_names: tuple[str, ...],
+        seconds: float,
+        arrays: tuple[tuple[tuple[int, ...], str, int], ...] = (),
+    ) -> EntryMetadata:
+        """Metadata of a record with no executable (an answer, arrays as ``.npy`` bytes): no memory
+        or cost analysis, ``seconds`` what computing it took; ``arrays``: (shape, dtype, bytes) each."""
+        return cls(
+            key=key,
+            digest=digest,
+            model_name=model_name,
+            output_names=output_names,
+            output_shapes=tuple((shape, dtype) for shape, dtype, _ in arrays),
+            output_bytes=tuple(size for _, _, size in arrays),
+            data_indices=(),
+            n_args=0,
+            memory=MemoryStats(0, 0, 0, 0, 0),
+            cost=CostStats(None, None),
+            timings=CompileTimings(build=seconds, lower=0.0, compile=0.0, serialize=0.0),
+            created=time.time(),
+            requested=True,
+        )
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> EntryMetadata:

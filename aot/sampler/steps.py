@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ...cache import CacheStore
 from ...cache.entry import EntryMetadata
-from ...cache.xla_stats import CompileTimings, CostStats, MemoryStats
 from ..identity.fingerprint import ModelFingerprint
 from ..identity.key import KEY_FORMAT
 from ..identity.versions import library_versions
@@ -81,19 +79,5 @@ def recorded_method(store: CacheStore, key: StepsKey) -> str | None:
 
 def record_method(store: CacheStore, key: StepsKey, method: str, seconds: float) -> None:
     """Store that PyMC chose ``method`` for every value variable (``seconds``: what it took)."""
-    meta = EntryMetadata(
-        key=key.parts(),
-        digest=key.digest,
-        model_name=key.fingerprint.model_name,
-        output_names=(method,),
-        output_shapes=(),
-        output_bytes=(),
-        data_indices=(),
-        n_args=0,
-        memory=MemoryStats(0, 0, 0, 0, 0),
-        cost=CostStats(None, None),
-        timings=CompileTimings(build=seconds, lower=0.0, compile=0.0, serialize=0.0),
-        created=time.time(),
-        requested=True,
-    )
+    meta = EntryMetadata.record(key.parts(), key.digest, key.fingerprint.model_name, (method,), seconds)
     store.put(key.digest, b"", meta.to_json())

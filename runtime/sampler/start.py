@@ -78,25 +78,12 @@ def _read(store: Any, parts: dict[str, Any]) -> list[np.ndarray] | None:
 
 def _write(store: Any, parts: dict[str, Any], points: list[np.ndarray], seconds: float) -> None:
     from ...cache.entry import EntryMetadata
-    from ...cache.xla_stats import CompileTimings, CostStats, MemoryStats
 
     buffer = io.BytesIO()
     np.savez(buffer, *points)
-    meta = EntryMetadata(
-        key=parts,
-        digest=_digest(parts),
-        model_name=str(parts["model_name"]),
-        output_names=tuple(name for name, _, _ in parts["values"]),
-        output_shapes=tuple((tuple(int(s) for s in p.shape), str(p.dtype)) for p in points),
-        output_bytes=tuple(int(p.nbytes) for p in points),
-        data_indices=(),
-        n_args=0,
-        memory=MemoryStats(0, 0, 0, 0, 0),
-        cost=CostStats(None, None),
-        timings=CompileTimings(build=seconds, lower=0.0, compile=0.0, serialize=0.0),
-        created=time.time(),
-        requested=True,
-    )
+    names = tuple(name for name, _, _ in parts["values"])
+    arrays = tuple((tuple(int(s) for s in p.shape), str(p.dtype), int(p.nbytes)) for p in points)
+    meta = EntryMetadata.record(parts, _digest(parts), str(parts["model_name"]), names, seconds, arrays)
     store.put(meta.digest, buffer.getvalue(), meta.to_json())
 
 
