@@ -5,13 +5,15 @@ Usage: python child_precompile_sample.py precompile|sample|thrice MODEL
 ``precompile``: ``pymc_aot.precompile`` the posterior and the log-likelihood for 2 chains x 20
 draws. ``sample``: ``enable()`` then ``pm.sample(nuts_sampler="numpyro")`` of the same shape.
 ``thrice``: three ``postprocess`` calls of one model with a ``pm.sample`` and a jaxified
-log-density in between. Prints ``{"compiles": N, "disk_hits": N}``.
+log-density in between. Prints ``{"compiles": N, "disk_hits": N, "counts": [...], "warnings": [...]}``
+(``warnings``: pymc-aot's own, e.g. a fallback to PyMC's path, so a failure says why).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import warnings
 
 import pymc as pm
 from child_drift import shared_ops
@@ -36,7 +38,14 @@ SAMPLE = {"draws": 20, "tune": 20, "chains": 2, "nuts_sampler": "numpyro", "rand
 
 
 def main() -> None:
-    mode, name = sys.argv[1], sys.argv[2]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = run(sys.argv[1], sys.argv[2])
+    out["warnings"] = [str(w.message)[:300] for w in seen if str(w.message).startswith("pymc-aot")]
+    print(json.dumps(out))
+
+
+def run(mode: str, name: str) -> dict:
     model = MODELS[name]()
     counts = []
     if mode == "precompile":
@@ -54,7 +63,7 @@ def main() -> None:
             between()
             pymc_aot.postprocess(model, draws)
             counts.append(len(compiles))
-    print(json.dumps({"compiles": len(compiles), "disk_hits": runtime.COUNTERS.disk_hits, "counts": counts}))
+    return {"compiles": len(compiles), "disk_hits": runtime.COUNTERS.disk_hits, "counts": counts}
 
 
 if __name__ == "__main__":
