@@ -103,7 +103,7 @@ _is_module = types.ModuleType.__instancecheck__
 
 def _scan(name: str, module: types.ModuleType, libraries: tuple[str, ...]) -> None:
     """Note the callables in ``module`` whose ``__module__`` is not a library's (see the docstring)."""
-    namespace = vars(module)
+    namespace = vars(module).copy()  # another thread may be importing (filling) this module
     # in C (~50k values); modules skipped: a module's ``__getattr__`` may import (PyMC 6's lazy names)
     values = list(filterfalse(_is_module, namespace.values()))
     modules = set(map(getattr, values, repeat("__module__"), repeat(None)))
@@ -126,7 +126,9 @@ def watch_loaded() -> None:
     import_hook.after_import(_watch_on_import)
     if len(sys.modules) != _seen[0]:
         libraries = _library_dirs()
-        for name, module in list(sys.modules.items()):
+        # a copy, not list(items()): iterating lets a gc callback (JAX has one) run Python code, and
+        # another thread (the sampler's prefetch) import a module meanwhile: "dictionary changed size"
+        for name, module in sys.modules.copy().items():
             if type(module) is types.ModuleType and top_package(name) in WATCHED_PACKAGES:
                 _scan(name, module, libraries)
                 module.__class__ = _WatchedModule
@@ -136,4 +138,4 @@ def watch_loaded() -> None:
 def replaced_functions() -> tuple[str, ...]:
     """Dotted names in PyMC's and PyTensor's modules that hold a replaced callable, sorted."""
     watch_loaded()
-    return tuple(sorted(_replaced))
+    return tuple(sorted(_replaced.copy()))  # another thread's import may note a name meanwhile
