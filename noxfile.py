@@ -49,13 +49,29 @@ def _pymc_major(pins: tuple[str, ...]) -> int:
     return int(re.search(r"\d+", pin).group())
 
 
+_WHERE = "import os, pymc_aot.aot as a; print(os.path.dirname(os.path.realpath(a.__path__[0])))"
+
+
+def _runs_this_checkout(session: nox.Session, other: Path) -> bool:
+    """Whether ``other`` imports pymc-aot from this checkout (its editable install may point at
+    another clone, one since moved or deleted); reinstalled once (no dependencies) if not."""
+    here = os.path.realpath(os.getcwd())
+    for attempt in range(2):
+        where = session.run(str(other), "-c", _WHERE, external=True, silent=True, success_codes=[0, 1])
+        if isinstance(where, str) and where.strip().splitlines()[-1:] == [here]:
+            return True
+        if attempt == 0:
+            session.run(str(other), "-m", "pip", "install", "-q", "--no-deps", "-e", ".", external=True)
+    return False
+
+
 def _other_pymc_line(session: nox.Session, pins: tuple[str, ...]) -> dict[str, str]:
     """Point tests/test_compat.py's cross-version test at a sibling session's interpreter
-    with the other PyMC major, where one was already made."""
+    with the other PyMC major, where one was already made (and runs this checkout)."""
     envdir = Path(session.virtualenv.location).parent
     for python, their_pins in MATRIX.items():
         other = envdir / f"tests-{python.replace('.', '-')}" / "bin" / "python"
-        if _pymc_major(their_pins) != _pymc_major(pins) and other.exists():
+        if _pymc_major(their_pins) != _pymc_major(pins) and other.exists() and _runs_this_checkout(session, other):
             return {"PYMC_AOT_OTHER_PYTHON": str(other)}
     return {}
 
