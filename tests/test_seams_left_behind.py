@@ -21,10 +21,10 @@ from pymc_aot.runtime.sampler import session
 STAND_INS = ("_sample_numpyro_nuts", "get_jaxified_logp", "sample_jax_nuts", "_get_log_likelihood")
 
 
-def _stand_in(name: str, calls: list[str]):
+def _stand_in(name: str, calls: list[str], module=pymc_jax):
     """Records its calls and returns its name; PyMC's signature, so enable() accepts it."""
 
-    @functools.wraps(getattr(pymc_jax, name))
+    @functools.wraps(getattr(module, name))
     def stand_in(*_a, **_k):
         calls.append(name)
         return name
@@ -89,7 +89,7 @@ def test_the_step_and_start_point_hooks_left_behind_are_pymcs_own(cache_dir, mon
     calls: list[str] = []
     places = ((mcmc, "assign_step_methods"), (pymc_jax, "_get_batched_jittered_initial_points"))
     for module, name in places:
-        monkeypatch.setattr(module, name, _stand_in_of(module, name, calls))
+        monkeypatch.setattr(module, name, _stand_in(name, calls, module))
     assert runtime.enable(cache_dir=str(cache_dir))
     saved = [(module, name, getattr(module, name)) for module, name in places]
     runtime.disable()
@@ -109,12 +109,3 @@ def test_the_step_and_start_point_hooks_left_behind_are_pymcs_own(cache_dir, mon
         runtime.disable()
     for module, name, _fn in saved:
         assert getattr(getattr(module, name), "_pymc_aot_seam", None) is None, f"disable() left a hook: {name}"
-
-
-def _stand_in_of(module, name: str, calls: list[str]):
-    @functools.wraps(getattr(module, name))
-    def stand_in(*_a, **_k):
-        calls.append(name)
-        return name
-
-    return stand_in
