@@ -62,7 +62,7 @@ def blackjax_kernel(logp: Logp, settings: SamplerSettings) -> Kernel:
     def step(state: Any, data: tuple[Any, ...]) -> Any:
         return jax.vmap(step_one, in_axes=(0, None))(state, data)
 
-    return Kernel(init, step, STATS)
+    return Kernel(init, step, STATS, init_one, step_one)
 
 
 def _step(

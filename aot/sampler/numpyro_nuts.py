@@ -30,6 +30,7 @@ def numpyro_kernel(logp: Logp, settings: SamplerSettings) -> Kernel:
         return NUTS(potential_fn=lambda z: -logp(*z, *data), target_accept_prob=settings.target_accept, **nuts)
 
     def init(positions: list[Any], keys: Any, data: tuple[Any, ...]) -> Any:
+        """Batched keys ``(chains, 2)`` vmap numpyro's init and step; one key ``(2,)`` does not."""
         return make(data).init(keys, settings.tune, positions)
 
     def step(state: Any, data: tuple[Any, ...]) -> Any:
@@ -47,4 +48,4 @@ def numpyro_kernel(logp: Logp, settings: SamplerSettings) -> Kernel:
         }
         return new, list(new.z), stats
 
-    return Kernel(init, step, STATS)
+    return Kernel(init, step, STATS, init, step)

@@ -49,6 +49,9 @@ def sampler_programs(
     over ``mesh`` (an ``aot.strategies.sharding.MeshPlan``) each device runs its block of chains."""
     kernel = make_kernel(logp, settings)
     n_values, chains, steps = len(point_structs), settings.chains, settings.chunk
+    block = chains // (mesh.size if mesh is not None else 1)  # the chains one device runs
+    if block == 1:
+        kernel = kernel.one_chain()
 
     def state(*args: Any) -> Any:
         return kernel.init(list(args[:n_values]), args[n_values], tuple(args[n_values + 1 :]))
@@ -56,21 +59,25 @@ def sampler_programs(
     def init(*args: Any) -> list[Any]:
         return jax.tree_util.tree_leaves(state(*args))
 
-    batched = [jax.ShapeDtypeStruct((chains, *s.shape), s.dtype) for s in point_structs]
-    keys = jax.ShapeDtypeStruct((chains, 2), jnp.uint32)
+    batched = [jax.ShapeDtypeStruct((block, *s.shape), s.dtype) for s in point_structs]
+    keys = jax.ShapeDtypeStruct((block, 2), jnp.uint32)
     treedef = jax.tree_util.tree_structure(jax.eval_shape(state, *batched, keys, *data_structs))
     n_state = treedef.num_leaves
+
+    # one trace of the step serves both the buffers' shapes and the loop (a second trace of a
+    # batched NUTS step, its while loops and conds, cost as much as the rest of the lowering)
+    step = jax.jit(kernel.step)
 
     def chunk(*args: Any) -> list[Any]:
         start = jax.tree_util.tree_unflatten(treedef, args[:n_state])
         n, data = args[n_state], tuple(args[n_state + 1 :])
-        _, position0, stats0 = jax.eval_shape(kernel.step, start, data)
+        _, position0, stats0 = jax.eval_shape(step, start, data)
         draws = [jnp.zeros((steps, *p.shape), p.dtype) for p in position0]
         stats = {k: jnp.zeros((steps, *v.shape), v.dtype) for k, v in stats0.items()}
 
         def body(i: Any, carry: Any) -> Any:
             state, draws, stats = carry
-            state, position, stat = kernel.step(state, data)
+            state, position, stat = step(state, data)
             draws = [d.at[i].set(p) for d, p in zip(draws, position, strict=True)]
             stats = {k: stats[k].at[i].set(stat[k]) for k in stats}
             return state, draws, stats
