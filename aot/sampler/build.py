@@ -41,6 +41,7 @@ class SamplerBuild:
     fingerprint: ModelFingerprint
     seconds: float = 0.0
     _logp: tuple[Callable[..., Any], tuple[int, ...]] | None = None
+    _programs: dict[str, SamplerPrograms] = field(default_factory=dict)
 
     def logp(self) -> tuple[Callable[..., Any], tuple[int, ...]]:
         """``(logp(*values, *data) -> scalar, data_indices)``."""
@@ -50,6 +51,15 @@ class SamplerBuild:
             self._logp = (lambda *args: graph.fn(*args)[0], graph.data_indices)
             self.seconds += time.perf_counter() - t0
         return self._logp
+
+    def programs(self, key: SamplerKey, data_structs: list[Any], mesh: Any) -> SamplerPrograms:
+        """The ``init`` and ``chunk`` functions of ``key``'s settings, made once for both programs
+        (their jitted pieces then trace once for both lowerings)."""
+        both = key.for_program("chunk").digest
+        if both not in self._programs:
+            logp, _ = self.logp()
+            self._programs[both] = sampler_programs(logp, key.settings, _structs(key.values), data_structs, mesh)
+        return self._programs[both]
 
 
 def _structs(signature: Sequence[tuple[Any, tuple[int, ...], str]], lead: tuple[int, ...] = ()) -> list[Any]:
@@ -77,14 +87,29 @@ def _output_names(key: SamplerKey, n_state: int, stat_names: tuple[str, ...]) ->
     return (*state, *(name for name, _, _ in key.values), *stat_names)
 
 
-def compile_program(build: SamplerBuild, key: SamplerKey, model_name: str = "") -> CompiledProgram:
-    """Lower and compile ``key``'s program for its shapes; no draws needed."""
+@dataclass(frozen=True)
+class LoweredProgram:
+    """A sampler program lowered for its shapes, not yet compiled (:func:`finish_program`)."""
+
+    key: SamplerKey
+    model_name: str
+    lowered: Any = field(repr=False)
+    n_state: int
+    stat_names: tuple[str, ...]
+    data_indices: tuple[int, ...]
+    n_args: int
+    build_seconds: float
+    lower_seconds: float
+
+
+def lower_program(build: SamplerBuild, key: SamplerKey, model_name: str = "") -> LoweredProgram:
+    """Trace and lower ``key``'s program for its shapes (Python work: holds the GIL)."""
     logp, data_indices = build.logp()
     t0 = time.perf_counter()
     data_structs = _structs([key.data[i] for i in data_indices])
     programs, mesh = None, mesh_of(key.mesh_ids, key.platform) if key.mesh_ids else None
     if key.program != "logp":
-        programs = sampler_programs(logp, key.settings, _structs(key.values), data_structs, mesh)
+        programs = build.programs(key, data_structs, mesh)
     fn = logp if programs is None else (programs.init if key.program == "init" else programs.chunk)
     args = _arguments(key, programs, data_structs)
     jitted = jax.jit(fn)
@@ -93,25 +118,39 @@ def compile_program(build: SamplerBuild, key: SamplerKey, model_name: str = "") 
         in_shardings, out_sharding = shardings(mesh, n_split, len(args))
         jitted = jax.jit(fn, in_shardings=in_shardings, out_shardings=out_sharding)
     lowered = jitted.lower(*args)
+    n_state, stat_names = (programs.n_state, programs.stat_names) if programs is not None else (0, ())
+    return LoweredProgram(
+        key, model_name, lowered, n_state, stat_names, data_indices, len(args), build.seconds, time.perf_counter() - t0
+    )
+
+
+def finish_program(lowered: LoweredProgram) -> CompiledProgram:
+    """Compile a lowered program (XLA's work: releases the GIL, so programs compile in threads),
+    serialize it and describe it."""
+    key = lowered.key
     t1 = time.perf_counter()
-    compiled = lowered.compile()
+    compiled = lowered.lowered.compile()
     t2 = time.perf_counter()
     payload, _, _ = serialize(compiled)
-    outs = jax.tree_util.tree_leaves(lowered.out_info)
+    outs = jax.tree_util.tree_leaves(lowered.lowered.out_info)
     shapes = tuple((tuple(int(s) for s in o.shape), str(o.dtype)) for o in outs)
-    n_state = programs.n_state if programs is not None else 0
     metadata = EntryMetadata(
         key=key.parts(),
         digest=key.digest,
-        model_name=model_name,
-        output_names=_output_names(key, n_state, programs.stat_names if programs else ()),
+        model_name=lowered.model_name,
+        output_names=_output_names(key, lowered.n_state, lowered.stat_names),
         output_shapes=shapes,
         output_bytes=tuple(int(np.prod(s)) * np.dtype(d).itemsize for s, d in shapes),
-        data_indices=data_indices,
-        n_args=len(args),
+        data_indices=lowered.data_indices,
+        n_args=lowered.n_args,
         memory=_memory_stats(compiled),
         cost=_cost_stats(compiled),
-        timings=CompileTimings(build=build.seconds, lower=t1 - t0, compile=t2 - t1, serialize=time.perf_counter() - t2),
+        timings=CompileTimings(
+            build=lowered.build_seconds,
+            lower=lowered.lower_seconds,
+            compile=t2 - t1,
+            serialize=time.perf_counter() - t2,
+        ),
         created=time.time(),
         requested=True,
         mesh_devices=key.mesh_ids or None,

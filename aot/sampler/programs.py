@@ -53,6 +53,7 @@ def sampler_programs(
     if block == 1:
         kernel = kernel.one_chain()
 
+    @jax.jit  # traced once for the state's structure, the chunk's arguments and the init program
     def state(*args: Any) -> Any:
         return kernel.init(list(args[:n_values]), args[n_values], tuple(args[n_values + 1 :]))
 

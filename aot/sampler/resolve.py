@@ -61,6 +61,19 @@ def load_stored(store: CacheStore, key: SamplerKey, device: Any) -> LoadedProgra
     return LoadedProgram(key, meta, exe, cached=True)
 
 
+_LAST_BUILD: list[Any] = []
+"""The last model's build: a cold run asks for its ``logp`` program (the start points' check)
+and then for ``init`` and ``chunk``; one jaxify of the model's logp serves all three."""
+
+
+def _build_for(model: Any, fingerprint: ModelFingerprint, make: Any) -> Any:
+    last = _LAST_BUILD[0] if _LAST_BUILD else None
+    if last is not None and last.model is model and last.fingerprint.model_hash == fingerprint.model_hash:
+        return last
+    _LAST_BUILD[:] = [make(model, fingerprint)]
+    return _LAST_BUILD[0]
+
+
 def fetch_or_compile(
     model: Any,
     fingerprint: ModelFingerprint,
@@ -80,11 +93,17 @@ def fetch_or_compile(
         else:
             found[key.program] = loaded
     if missing:
-        from .build import SamplerBuild, compile_program
+        from concurrent.futures import ThreadPoolExecutor
 
-        build = SamplerBuild(model, fingerprint)
-        for key in missing:
-            compiled = compile_program(build, key, model_name or fingerprint.model_name)
-            store.put(key.digest, compiled.payload, compiled.metadata.to_json())
-            found[key.program] = LoadedProgram(key, compiled.metadata, compiled.executable, cached=False)
+        from .build import SamplerBuild, finish_program, lower_program
+
+        build, name = _build_for(model, fingerprint, SamplerBuild), model_name or fingerprint.model_name
+        # each program lowered here, then compiled in its own thread while the next one lowers:
+        # XLA releases the GIL (a cold init and chunk: the init's compile off the critical path)
+        with ThreadPoolExecutor(max_workers=len(missing), thread_name_prefix="pymc-aot-compile") as pool:
+            futures = [pool.submit(finish_program, lower_program(build, key, name)) for key in missing]
+            for key, future in zip(missing, futures, strict=True):
+                compiled = future.result()
+                store.put(key.digest, compiled.payload, compiled.metadata.to_json())
+                found[key.program] = LoadedProgram(key, compiled.metadata, compiled.executable, cached=False)
     return found
