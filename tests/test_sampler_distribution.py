@@ -1,4 +1,5 @@
-"""The compiled sampler against stock PyMC, in distribution (a different XLA program, so not bitwise).
+"""The compiled sampler against stock PyMC, in distribution: blackjax and vectorized chains are
+different XLA programs, so not bitwise (numpyro with one chain per device is: test_sampler_stock_bits).
 
 Means and standard deviations within 4 Monte Carlo standard errors (of the two runs together),
 divergences within noise, over several seeds. Long: ``@pytest.mark.slow``.
