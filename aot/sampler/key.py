@@ -19,7 +19,9 @@ from .parallel import chain_mesh_ids
 from .settings import SamplerSettings
 
 PROGRAMS = ("logp", "init", "chunk")
-SAMPLER_KEY_FORMAT = 1
+SAMPLER_KEY_FORMAT = 2
+"""Bumped when the programs built for a key change: 2, a device with one chain runs it unbatched
+(``Kernel.one_chain``); a cache of format 1 misses once rather than serve the old program."""
 
 
 def sampler_library_version(sampler: str) -> str:
