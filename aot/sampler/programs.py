@@ -7,7 +7,8 @@
   ``(chains, K, ...)`` of which the first ``n`` along axis 1 are filled.
 
 Every chain runs in one program (``vmap``), or, for ``chain_method="parallel"``, each device
-of a mesh runs its block of chains (``shard_map``, :mod:`.parallel`). The library-specific
+of a mesh runs its block of chains (``shard_map``, :mod:`.parallel`); a block of one chain runs
+unbatched (``Kernel.one_chain``), as numpyro's ``pmap`` runs it. The library-specific
 parts live in :mod:`.numpyro_nuts` and :mod:`.blackjax_nuts`.
 """
 
