@@ -46,16 +46,23 @@ def test_numpyro_one_chain_per_device_draws_stocks_bits(name, cache_dir):
     import warnings
 
     from pymc_aot import runtime
+    from pymc_aot.runtime.sampler.counts import COUNTS
     from pymc_aot.runtime.transforms.fallback import FallbackWarning
+
+    def programs_used():
+        return COUNTS["compiled"] + COUNTS["loaded"] + COUNTS["memo"]
 
     model = _model(name)
     for seed, chunk in ((3, 25), (4, 1000)):
         stock = _arrays(_sample(model, seed))
+        before = programs_used()
         with runtime.enabled(chunk_size=chunk), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             ours = _arrays(_sample(model, seed))
+        # PyMC's own sampler would draw stock's bits trivially: the compiled one must have run
         fell_back = [str(w.message) for w in caught if issubclass(w.category, FallbackWarning)]
-        assert fell_back == [], fell_back  # PyMC's own sampler would draw stock's bits trivially
+        assert fell_back == [], fell_back
+        assert programs_used() > before, "the compiled sampler's programs were not used"
         assert sorted(ours) == sorted(stock)
         for k in stock:
             np.testing.assert_array_equal(ours[k], stock[k], err_msg=f"{name} seed {seed} {k}")
