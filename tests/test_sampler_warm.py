@@ -153,3 +153,69 @@ def test_an_exact_repeat_gets_pymcs_own_initial_points_from_the_store(cache_dir)
         ours(model=model, chains=2, initvals=None, random_seed=11)
         ours(model=model, chains=2, initvals={"beta": np.zeros(3)}, random_seed=11)  # initvals: never stored
         assert COUNTS["start_recorded"] == served + 2
+
+
+@pytest.mark.parametrize("sampler", ["numpyro", "blackjax"])
+def test_a_cold_run_compiles_its_programs_ahead_while_pymc_prepares(sampler, cache_dir, monkeypatch):
+    """On a miss the prefetch thread compiles the programs: the sampler's call (and PyMC's start
+    point check, which asks for ``logp``) finds them in the memo, compiled once each."""
+    model = regression_data()
+    monkeypatch.setattr(session, "_MEMO", {})
+    where, real = [], session.fetch_or_compile
+
+    def spy(model, fingerprint, keys, *args, **kwargs):
+        keys = list(keys)
+        where.append((threading.current_thread().name, sorted(k.program for k in keys)))
+        return real(model, fingerprint, keys, *args, **kwargs)
+
+    monkeypatch.setattr(session, "fetch_or_compile", spy)  # the thread's compile and the in-line one
+    with runtime.enabled(strategy="vmap", chunk_size=25):
+        compiled, loaded = COUNTS["compiled"], COUNTS["loaded"]
+        cold = _sample(model, sampler)
+        assert where == [("pymc-aot-prefetch", ["chunk", "init", "logp"])]  # nothing compiled in line
+        assert COUNTS["compiled"] == compiled + 3 and COUNTS["loaded"] == loaded
+        assert not session._PENDING
+        monkeypatch.setattr(session, "_MEMO", {})
+        warm = _sample(model, sampler)  # from the store the cold run filled
+    assert len(where) == 1 and COUNTS["compiled"] == compiled + 3 and COUNTS["loaded"] == loaded + 3
+    np.testing.assert_array_equal(cold.posterior["beta"].values, warm.posterior["beta"].values)
+
+
+def test_a_failed_compile_ahead_leaves_the_compile_to_the_samplers_call(cache_dir, monkeypatch):
+    model = regression_data()
+    monkeypatch.setattr(session, "_MEMO", {})
+    real = session.fetch_or_compile
+
+    def broken(*args, **kwargs):
+        if threading.current_thread().name == "pymc-aot-prefetch":
+            raise MemoryError("the thread ran out")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(session, "fetch_or_compile", broken)
+    with runtime.enabled(strategy="vmap", chunk_size=25):
+        compiled = COUNTS["compiled"]
+        cold = _sample(model)
+        assert COUNTS["compiled"] == compiled + 3 and not session._PENDING
+        monkeypatch.setattr(session, "_MEMO", {})
+        warm = _sample(model)
+    np.testing.assert_array_equal(cold.posterior["beta"].values, warm.posterior["beta"].values)
+
+
+def test_a_call_the_preflight_refuses_compiles_no_sampler(cache_dir, monkeypatch):
+    """The compile ahead waits for the postprocessing's preflight: a refusal compiles nothing."""
+    import pymc_aot.runtime.pymc.preflight
+    from pymc_aot.aot.strategies.budget import MemoryBudgetError
+
+    def refuse(*args, **kwargs):
+        raise MemoryBudgetError("x needs 2 GiB; the budget is 1 GiB")
+
+    monkeypatch.setattr(session, "_MEMO", {})
+    monkeypatch.setattr(pymc_aot.runtime.pymc.preflight, "preflight", refuse)
+    with runtime.enabled(strategy="vmap", chunk_size=25):
+        compiled = COUNTS["compiled"]
+        with pytest.raises(MemoryBudgetError, match="budget is 1 GiB"):
+            _sample(regression_data())
+        for thread in threading.enumerate():
+            if thread.name == "pymc-aot-prefetch":
+                thread.join()
+    assert COUNTS["compiled"] == compiled and not session._PENDING

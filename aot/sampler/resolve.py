@@ -7,7 +7,7 @@ imported only when something is missing.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,8 +81,10 @@ def fetch_or_compile(
     store: CacheStore,
     device: Any,
     model_name: str = "",
+    on_ready: Callable[[LoadedProgram], None] | None = None,
 ) -> dict[str, LoadedProgram]:
-    """Every program of ``keys``, by program name; the missing ones compiled from one logp build."""
+    """Every program of ``keys``, by program name; the missing ones compiled from one logp build.
+    ``on_ready`` is handed each compiled program as soon as it is stored (before later ones finish)."""
     found: dict[str, LoadedProgram] = {}
     missing: list[SamplerKey] = []
     for key in keys:
@@ -98,12 +100,26 @@ def fetch_or_compile(
         from .build import SamplerBuild, finish_program, lower_program
 
         build, name = _build_for(model, fingerprint, SamplerBuild), model_name or fingerprint.model_name
-        # each program lowered here, then compiled in its own thread while the next one lowers:
-        # XLA releases the GIL (a cold init and chunk: the init's compile off the critical path)
-        with ThreadPoolExecutor(max_workers=len(missing), thread_name_prefix="pymc-aot-compile") as pool:
-            futures = [pool.submit(finish_program, lower_program(build, key, name)) for key in missing]
-            for key, future in zip(missing, futures, strict=True):
+
+        def collect(pending: list[tuple[SamplerKey, Any]], wait: bool) -> list[tuple[SamplerKey, Any]]:
+            left = []
+            for key, future in pending:
+                if not wait and not future.done():
+                    left.append((key, future))
+                    continue
                 compiled = future.result()
                 store.put(key.digest, compiled.payload, compiled.metadata.to_json())
                 found[key.program] = LoadedProgram(key, compiled.metadata, compiled.executable, cached=False)
+                if on_ready is not None:
+                    on_ready(found[key.program])
+            return left
+
+        # each program lowered here, then compiled in its own thread while the next one lowers:
+        # XLA releases the GIL (a cold init and chunk: the init's compile off the critical path)
+        with ThreadPoolExecutor(max_workers=len(missing), thread_name_prefix="pymc-aot-compile") as pool:
+            pending: list[tuple[SamplerKey, Any]] = []
+            for key in missing:
+                pending = collect(pending, wait=False)  # those compiled meanwhile (the logp) go out first
+                pending.append((key, pool.submit(finish_program, lower_program(build, key, name))))
+            collect(pending, wait=True)
     return found

@@ -208,11 +208,19 @@ def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
     if STATE.options is None:
         return STATE.originals["sample_jax_nuts"](*args, **kwargs)
     model = pm.modelcontext(kwargs.get("model"))
-    if STATE.current().sampler:  # the compiled sampler's programs load while PyMC prepares the run
-        from ..sampler.prefetch import prefetch
+    gate = None
+    if STATE.current().sampler:  # the compiled sampler's programs load (or compile) while PyMC prepares
+        from ..sampler.prefetch import Gate, prefetch
 
-        prefetch(model, STATE.originals["sample_jax_nuts"], args, kwargs)
-    budget, stock = _checked_preflight(model, args, kwargs)
+        gate = Gate()
+        prefetch(model, STATE.originals["sample_jax_nuts"], args, kwargs, gate)
+    refused = True
+    try:
+        budget, stock = _checked_preflight(model, args, kwargs)
+        refused = False
+    finally:
+        if gate is not None:  # then compile ahead, unless the preflight refused the call
+            gate.open(go=not refused)
     active = ActiveSampling(model, kwargs.get("postprocessing_vectorize"), budget, stock=stock)
     from ...aot.choice.resolve import SAMPLING
 

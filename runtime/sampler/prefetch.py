@@ -7,8 +7,11 @@ code) do not depend on any of it: their keys follow from the call's arguments an
 ``prefetch`` computes those keys and starts one thread that deserializes the stored programs
 into the session's memo (XLA releases the GIL while it links them) and compiles the eager JAX
 programs that split the chains' keys, so the first draw does not wait for either.
-Only a hint: a key that differs from the one the sampler asks for, a miss or any failure here
-leaves the work to the sampler's own call, which does it as before.
+On a miss (a cold run, new data shapes) the same thread compiles and stores the missing programs
+(``session.compile_ahead``): their XLA compiles, seconds on a large model, then run beside
+PyMC's own preparation instead of after it.
+Only a hint: a key that differs from the one the sampler asks for, or any failure here, leaves
+the work to the sampler's own call, which does it as before.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def _point(model: Any) -> tuple[tuple[str, tuple[int, ...], str], ...]:
 
 def _keys_and_chains(model: Any, sample_jax_nuts: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     from ...aot.sampler import SamplerSettings
-    from .session import sampler_keys
+    from .session import _fingerprint, sampler_keys
 
     bound = inspect.signature(sample_jax_nuts).bind(*args, **kwargs)
     bound.apply_defaults()
@@ -47,17 +50,41 @@ def _keys_and_chains(model: Any, sample_jax_nuts: Any, args: tuple[Any, ...], kw
         chain_method=arg["chain_method"],
         chunk=STATE.current().chunk_size,
     )
-    return sampler_keys(model, settings, _point(model), ("logp", "init", "chunk")), settings
+    fp = _fingerprint(model)
+    return sampler_keys(model, settings, _point(model), ("logp", "init", "chunk"), fp), settings, fp
 
 
-def _ahead(claimed: list[Any], sampler: str, chains: int) -> None:
-    from .session import chain_keys, load_ahead
+class Gate:
+    """Opened by ``pm.sample``'s seam once the postprocessing's preflight is over: a compile ahead
+    waits for it, so it neither slows the preflight (both are Python work under one GIL) nor
+    compiles for a call the preflight refused."""
+
+    def __init__(self) -> None:
+        self._event, self._go = threading.Event(), False
+
+    def open(self, go: bool) -> None:
+        self._go = go
+        self._event.set()
+
+    def wait(self) -> bool:
+        self._event.wait()
+        return self._go
+
+
+def _ahead(claimed: list[Any], sampler: str, chains: int, model: Any, fp: Any, gate: Gate | None) -> None:
+    from .session import chain_keys, compile_ahead, load_ahead
 
     try:  # first: short, and the sampler's call needs it as soon as its programs are in
         np.asarray(chain_keys(sampler, 0, chains))  # compiles (in this process) what the real seed reuses
     except Exception:  # noqa: BLE001 - only a hint: the sampler's own call does whatever is left
         pass
-    load_ahead(claimed)
+    missed = load_ahead(claimed, keep_missing=True)
+    if not missed:
+        return
+    if gate is None or gate.wait():  # a cold run: compile while PyMC prepares its initial points
+        compile_ahead(model, fp, missed)
+    else:
+        _release_all(missed)
 
 
 def _release_all(claimed: list[Any]) -> None:
@@ -68,19 +95,23 @@ def _release_all(claimed: list[Any]) -> None:
 
 
 def prefetch(
-    model: Any, sample_jax_nuts: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    model: Any, sample_jax_nuts: Any, args: tuple[Any, ...], kwargs: dict[str, Any], gate: Gate | None = None
 ) -> threading.Thread | None:
     """Start loading, for ``sample_jax_nuts(*args, **kwargs)`` on ``model``, what its compiled
-    sampler will need; the thread (None if nothing was started)."""
+    sampler will need, and compiling what the store lacks once ``gate`` opens (at once if None);
+    the thread (None if nothing was started)."""
     from .session import claim
 
     try:
-        keys, settings = _keys_and_chains(model, sample_jax_nuts, args, kwargs)
+        keys, settings, fp = _keys_and_chains(model, sample_jax_nuts, args, kwargs)
     except Exception:  # noqa: BLE001 - unknown options, an inexact model, ...: the sampler's call decides
         return None
     claimed = claim(keys)  # before the thread starts: the sampler's call waits for these, never races
     thread = threading.Thread(
-        target=_ahead, args=(claimed, settings.sampler, settings.chains), name="pymc-aot-prefetch", daemon=False
+        target=_ahead,
+        args=(claimed, settings.sampler, settings.chains, model, fp, gate),
+        name="pymc-aot-prefetch",
+        daemon=False,
     )
     try:
         thread.start()

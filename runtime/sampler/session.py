@@ -41,11 +41,14 @@ def _fingerprint(model: Any) -> Any:
     return fp
 
 
-def sampler_keys(model: Any, settings: SamplerSettings, point: Any, names: tuple[str, ...]) -> list[Any]:
-    """The keys of the programs ``names`` for ``model`` on the default device."""
+def sampler_keys(
+    model: Any, settings: SamplerSettings, point: Any, names: tuple[str, ...], fp: Any = None
+) -> list[Any]:
+    """The keys of the programs ``names`` for ``model`` (of fingerprint ``fp``, walked if not
+    given) on the default device."""
     import jax
 
-    fp = _fingerprint(model)
+    fp = _fingerprint(model) if fp is None else fp
     device = jax.devices()[0]
     return [sampler_key(fp, settings, point, device, name) for name in names]
 
@@ -66,10 +69,16 @@ def release(key: Any, done: threading.Event) -> None:
     done.set()
 
 
-def load_ahead(claimed: list[tuple[Any, threading.Event]]) -> None:
+Claim = tuple[Any, threading.Event]
+
+
+def load_ahead(claimed: list[Claim], keep_missing: bool = False) -> list[Claim]:
     """Read and deserialize the claimed programs into this process's memo, in order; a miss or a
     failure is left to ``programs_for`` (which compiles). Every claim is released whatever
-    happens. Deserializing releases the GIL: a thread running this overlaps PyMC's own work."""
+    happens, but with ``keep_missing`` those of the programs the store did not give, which are
+    returned (the caller compiles them: :func:`compile_ahead`). Deserializing releases the GIL:
+    a thread running this overlaps PyMC's own work."""
+    missed: list[Claim] = []
     try:
         import jax
 
@@ -83,11 +92,47 @@ def load_ahead(claimed: list[tuple[Any, threading.Event]]) -> None:
             except Exception:  # noqa: BLE001 - only ahead of time: programs_for tries again
                 loaded = None
             if loaded is not None:
-                with _LOCK:
-                    _MEMO[key.digest] = loaded
-                    _AHEAD.add(key.digest)
-                    COUNTS["loaded"] += 1
+                _hand_over(loaded, "loaded")
+            elif keep_missing:
+                missed.append((key, done))
+                continue
             release(key, done)
+    finally:
+        kept = {key.digest for key, _ in missed}
+        for key, done in claimed:
+            if key.digest not in kept:
+                release(key, done)
+    return missed
+
+
+def _hand_over(program: LoadedProgram, how: str) -> None:
+    """Into the memo, counted, marked as made ahead (not yet asked for)."""
+    with _LOCK:
+        _MEMO[program.key.digest] = program
+        _AHEAD.add(program.key.digest)
+        COUNTS[how] += 1
+
+
+def compile_ahead(model: Any, fingerprint: Any, claimed: list[Claim]) -> None:
+    """Compile and store the claimed programs the store did not have (a cold run), here, while
+    PyMC prepares its run on the calling thread (the preflight, the initial points): each claim
+    is released as soon as its program is in the memo (the ``logp`` first: PyMC's start-point
+    check asks for it before the sampler does). Any failure releases the claims and leaves the
+    work to ``programs_for``."""
+    by_digest = {key.digest: done for key, done in claimed}
+    try:
+        import jax
+
+        from ..transforms.engine import get_store
+
+        def ready(program: LoadedProgram) -> None:
+            _hand_over(program, "compiled")
+            release(program.key, by_digest[program.key.digest])
+
+        store = get_store(STATE.current().cache_dir)
+        fetch_or_compile(model, fingerprint, [k for k, _ in claimed], store, jax.devices()[0], on_ready=ready)
+    except Exception:  # noqa: BLE001 - only ahead of time: programs_for compiles what is left
+        pass
     finally:
         for key, done in claimed:
             release(key, done)
