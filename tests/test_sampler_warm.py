@@ -106,6 +106,17 @@ def test_the_programs_are_loaded_ahead_of_the_samplers_call(sampler, cache_dir, 
     np.testing.assert_array_equal(cold.posterior["beta"].values, warm.posterior["beta"].values)
 
 
+def _failing_in_the_prefetch_thread(real, exc):
+    """``real``, raising ``exc`` when the prefetch thread calls it."""
+
+    def broken(*args, **kwargs):
+        if threading.current_thread().name == "pymc-aot-prefetch":
+            raise exc
+        return real(*args, **kwargs)
+
+    return broken
+
+
 def test_a_failed_load_ahead_releases_its_claims(cache_dir, monkeypatch):
     from pymc_aot.aot.sampler import resolve
 
@@ -114,13 +125,7 @@ def test_a_failed_load_ahead_releases_its_claims(cache_dir, monkeypatch):
         cold = _sample(model)
         monkeypatch.setattr(session, "_MEMO", {})
 
-        real = resolve.load_stored
-
-        def broken(*args, **kwargs):
-            if threading.current_thread().name == "pymc-aot-prefetch":
-                raise OSError("disk went away")
-            return real(*args, **kwargs)
-
+        broken = _failing_in_the_prefetch_thread(resolve.load_stored, OSError("disk went away"))
         monkeypatch.setattr(resolve, "load_stored", broken)  # the thread fails; the sampler's call loads
         warm = _sample(model)
     assert not session._PENDING
@@ -184,13 +189,7 @@ def test_a_cold_run_compiles_its_programs_ahead_while_pymc_prepares(sampler, cac
 def test_a_failed_compile_ahead_leaves_the_compile_to_the_samplers_call(cache_dir, monkeypatch):
     model = regression_data()
     monkeypatch.setattr(session, "_MEMO", {})
-    real = session.fetch_or_compile
-
-    def broken(*args, **kwargs):
-        if threading.current_thread().name == "pymc-aot-prefetch":
-            raise MemoryError("the thread ran out")
-        return real(*args, **kwargs)
-
+    broken = _failing_in_the_prefetch_thread(session.fetch_or_compile, MemoryError("the thread ran out"))
     monkeypatch.setattr(session, "fetch_or_compile", broken)
     with runtime.enabled(strategy="vmap", chunk_size=25):
         compiled = COUNTS["compiled"]
