@@ -127,3 +127,33 @@ def test_input_shapes_without_compiling_a_pytensor_function(make, monkeypatch):
     monkeypatch.setattr(pytensor, "function", compile_)
     signature = value_signature(model, aot.fingerprint_model(model), 2, 5)
     assert [s[1] for s in signature] == expected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sampler", [True, False])
+def test_one_pm_sample_walks_the_models_fingerprint_once(sampler, cache_dir, monkeypatch):
+    """The sampler's keys, the preflight, the start-point check and the postprocessing of one call
+    share one walk (there were four); the next call walks again (the model may have changed in
+    between). The compiled sampler's step-method record walks once more, in ``pm.sample`` before
+    it reaches the JAX driver."""
+    from zoo import regression_data
+
+    from pymc_aot.aot.identity import fingerprint
+
+    walks, real = [], fingerprint._walk
+
+    def counted(model):
+        walks.append(model)
+        return real(model)
+
+    monkeypatch.setattr(fingerprint, "_walk", counted)
+    model = regression_data()
+    per_call = 2 if sampler else 1
+    with runtime.enabled(cache_dir=str(cache_dir), sampler=sampler):
+        for call in (1, 2):  # cold, then warm
+            with model:
+                pm.sample(nuts_sampler="numpyro", random_seed=call, **FAST)
+            assert len(walks) == call * per_call and walks[-1] is model
+    fingerprint.fingerprint_model(model)  # outside a call: no memo
+    fingerprint.fingerprint_model(model)
+    assert len(walks) == 2 * per_call + 2

@@ -203,10 +203,17 @@ def _checked_preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 
 
 def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
-    import pymc as pm
-
     if STATE.options is None:
         return STATE.originals["sample_jax_nuts"](*args, **kwargs)
+    from ...aot.identity.fingerprint import one_walk_per_model
+
+    with one_walk_per_model():  # the sampler's keys, the preflight and the postprocessing: one walk
+        return _sample_in_scope(*args, **kwargs)
+
+
+def _sample_in_scope(*args: Any, **kwargs: Any) -> Any:
+    import pymc as pm
+
     model = pm.modelcontext(kwargs.get("model"))
     gate = None
     if STATE.current().sampler:  # the compiled sampler's programs load (or compile) while PyMC prepares
