@@ -115,10 +115,10 @@ def _hand_over(program: LoadedProgram, how: str) -> None:
 
 def compile_ahead(model: Any, fingerprint: Any, claimed: list[Claim]) -> None:
     """Compile and store the claimed programs the store did not have (a cold run), here, while
-    PyMC prepares its run on the calling thread (the preflight, the initial points): each claim
-    is released as soon as its program is in the memo (the ``logp`` first: PyMC's start-point
-    check asks for it before the sampler does). Any failure releases the claims and leaves the
-    work to ``programs_for``."""
+    PyMC prepares its run on the calling thread (its initial points: ``prefetch`` starts this once
+    the preflight is over): each claim is released as soon as its program is in the memo (the
+    ``logp`` first: PyMC's start-point check asks for it before the sampler does). Any failure
+    releases the claims and leaves the work to ``programs_for``."""
     by_digest = {key.digest: done for key, done in claimed}
     try:
         import jax
