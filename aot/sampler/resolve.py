@@ -74,6 +74,13 @@ def _build_for(model: Any, fingerprint: ModelFingerprint, make: Any) -> Any:
     return _LAST_BUILD[0]
 
 
+def jaxify_ahead(model: Any, fingerprint: ModelFingerprint) -> None:
+    """Jaxify the model's logp now, into the build :func:`fetch_or_compile` then uses."""
+    from .build import SamplerBuild
+
+    _build_for(model, fingerprint, SamplerBuild).logp()
+
+
 def fetch_or_compile(
     model: Any,
     fingerprint: ModelFingerprint,

@@ -94,6 +94,22 @@ def _release_all(claimed: list[Any]) -> None:
         release(key, done)
 
 
+def _jaxify_if_missing(model: Any, fp: Any, claimed: list[Any]) -> None:
+    """On a miss, the sampler's logp is jaxified here, on the calling thread, before the
+    postprocessing's preflight: the process's first JAX graph pays PyTensor's JAX dispatch's first
+    use (imports, registrations, first traces), as stock PyMC's sampler does before its
+    postprocessing; the compile ahead then starts from it."""
+    try:
+        from ...aot.sampler.resolve import jaxify_ahead
+        from ..transforms.engine import get_store
+
+        store = get_store(STATE.current().cache_dir)
+        if any(store.metadata(key.digest) is None for key, _ in claimed):
+            jaxify_ahead(model, fp)
+    except Exception:  # noqa: BLE001 - only ahead of time: the compile (or the sampler's call) builds it
+        pass
+
+
 def prefetch(
     model: Any, sample_jax_nuts: Any, args: tuple[Any, ...], kwargs: dict[str, Any], gate: Gate | None = None
 ) -> threading.Thread | None:
@@ -107,6 +123,7 @@ def prefetch(
     except Exception:  # noqa: BLE001 - unknown options, an inexact model, ...: the sampler's call decides
         return None
     claimed = claim(keys)  # before the thread starts: the sampler's call waits for these, never races
+    _jaxify_if_missing(model, fp, claimed)
     thread = threading.Thread(
         target=_ahead,
         args=(claimed, settings.sampler, settings.chains, model, fp, gate),
