@@ -219,8 +219,9 @@ _ONE_WALK: ContextVar[dict[int, tuple[Any, ModelFingerprint]] | None] = ContextV
 def one_walk_per_model() -> Iterator[None]:
     """Inside, each model's fingerprint is walked once, at its first ``fingerprint_model``, and
     reused: for a span in which nothing can change a model, one ``pm.sample`` call from its
-    preflight to its postprocessing (it runs no user code that could; a lkj model's walk is
-    0.1-0.15 s, and a cold call walked it five times). The calling thread's context only."""
+    preflight to its postprocessing (it runs no user code that could): the call walked it four
+    times, and the keys of one call can no longer differ if PyMC folds a constant of the model in
+    place meanwhile. The calling thread's context only."""
     token = _ONE_WALK.set({})
     try:
         yield
