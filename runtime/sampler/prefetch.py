@@ -50,8 +50,8 @@ def _keys_and_chains(model: Any, sample_jax_nuts: Any, args: tuple[Any, ...], kw
         chain_method=arg["chain_method"],
         chunk=STATE.current().chunk_size,
     )
-    fp = _fingerprint(model)
-    return sampler_keys(model, settings, _point(model), ("logp", "init", "chunk"), fp), settings, fp
+    keys = sampler_keys(model, settings, _point(model), ("logp", "init", "chunk"))
+    return keys, settings, _fingerprint(model)  # the call's one walk (one_walk_per_model), for the thread
 
 
 class Gate:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-import weakref
 from typing import Any
 
 import numpy as np
@@ -20,35 +19,24 @@ _PENDING: dict[str, threading.Event] = {}  # digest -> set once a load ahead (``
 _AHEAD: set[str] = set()  # loaded ahead and counted as loaded; not yet asked for
 
 
-_LAST_FP: list[Any] = [None, None, None]  # weak (sampling call, model), fingerprint: one walk per call
-
-
 def _fingerprint(model: Any) -> Any:
-    """The model's exact fingerprint; walked once per ``pm.sample`` call (the model cannot change
-    inside it), else on every call."""
+    """The model's exact fingerprint (walked once per ``pm.sample`` call: the seam's
+    ``one_walk_per_model``)."""
     from ...aot.build.request import match_floatx
     from ...aot.identity.fingerprint import fingerprint_model
-    from ..pymc.hook_state import ACTIVE
 
     match_floatx()
-    active = ACTIVE.get()
-    call, known, fp = _LAST_FP
-    if active is None or call is None or call() is not active or known() is not model:
-        fp = fingerprint_model(model)
-        _LAST_FP[:] = [weakref.ref(active), weakref.ref(model), fp] if active is not None else [None, None, None]
+    fp = fingerprint_model(model)
     if not fp.exact:
         raise UnsupportedSettings("the model holds code pymc-aot cannot describe: " + "; ".join(fp.reasons)[:200])
     return fp
 
 
-def sampler_keys(
-    model: Any, settings: SamplerSettings, point: Any, names: tuple[str, ...], fp: Any = None
-) -> list[Any]:
-    """The keys of the programs ``names`` for ``model`` (of fingerprint ``fp``, walked if not
-    given) on the default device."""
+def sampler_keys(model: Any, settings: SamplerSettings, point: Any, names: tuple[str, ...]) -> list[Any]:
+    """The keys of the programs ``names`` for ``model`` on the default device."""
     import jax
 
-    fp = _fingerprint(model) if fp is None else fp
+    fp = _fingerprint(model)
     device = jax.devices()[0]
     return [sampler_key(fp, settings, point, device, name) for name in names]
 
