@@ -218,3 +218,33 @@ def test_a_call_the_preflight_refuses_compiles_no_sampler(cache_dir, monkeypatch
             if thread.name == "pymc-aot-prefetch":
                 thread.join()
     assert COUNTS["compiled"] == compiled and not session._PENDING
+
+
+def test_the_start_point_check_runs_the_logp_program_cold_and_warm(cache_dir, monkeypatch):
+    """PyMC checks each chain's jittered start point with ``get_jaxified_logp``'s function: the
+    ``logp`` program answers, compiled in this process (cold) or loaded (warm), and equals PyMC's
+    logp; PyMC's own function (eager JAX: on an LKJ model ~90 small XLA compiles, seconds of a cold
+    run) is never built. A program compiled here once gave its one output unwrapped, the check
+    failed on it and fell back to PyMC's function without a word."""
+    from zoo import lkj
+
+    from pymc_aot.runtime.sampler.seams import LazyLogp
+
+    built, real = [], LazyLogp.original
+    monkeypatch.setattr(LazyLogp, "original", lambda self: built.append(self) or real(self))
+    monkeypatch.setattr(session, "_MEMO", {})
+    with runtime.enabled(strategy="vmap", chunk_size=25):
+        cold = _sample(regression_data())  # the logp program compiled ahead, in this process
+        monkeypatch.setattr(session, "_MEMO", {})
+        warm = _sample(regression_data())  # loaded
+        assert built == []
+        model = lkj()
+        point = model.initial_point()
+        values = [point[v.name] for v in model.value_vars]
+        expected = model.compile_logp()(point)
+        compiled = COUNTS["compiled"]
+        assert session.logp_at(model, values) == pytest.approx(expected, rel=1e-6)  # compiled in line
+        assert COUNTS["compiled"] == compiled + 1
+        monkeypatch.setattr(session, "_MEMO", {})
+        assert session.logp_at(model, values) == pytest.approx(expected, rel=1e-6)  # loaded
+    np.testing.assert_array_equal(cold.posterior["beta"].values, warm.posterior["beta"].values)

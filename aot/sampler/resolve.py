@@ -29,7 +29,9 @@ class LoadedProgram:
     executable: Any = field(repr=False)
     cached: bool
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any) -> tuple[Any, ...] | list[Any]:
+        """The program's outputs, flat: a stored program's loader gives a tuple, a program compiled
+        in this process its function's own output (``logp``'s is one array, made a tuple here)."""
         if self.metadata.mesh_devices:  # chains split over devices: arguments where it reads them
             import jax
 
@@ -38,7 +40,8 @@ class LoadedProgram:
                 a if isinstance(a, jax.Array) and a.sharding.is_equivalent_to(s, a.ndim) else jax.device_put(a, s)
                 for a, s in zip(args, wanted, strict=True)
             )
-        return self.executable(*args)
+        out = self.executable(*args)
+        return out if isinstance(out, (tuple, list)) else (out,)
 
 
 def load_stored(store: CacheStore, key: SamplerKey, device: Any) -> LoadedProgram | None:
