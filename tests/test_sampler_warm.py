@@ -248,3 +248,45 @@ def test_the_start_point_check_runs_the_logp_program_cold_and_warm(cache_dir, mo
         monkeypatch.setattr(session, "_MEMO", {})
         assert session.logp_at(model, values) == pytest.approx(expected, rel=1e-6)  # loaded
     np.testing.assert_array_equal(cold.posterior["beta"].values, warm.posterior["beta"].values)
+
+
+def test_a_cold_run_compiles_its_sampler_before_autos_background_candidates(cache_dir, monkeypatch):
+    """On a miss the prefetch thread does nothing until the preflight is over (its chain keys'
+    compile once slowed the preflight under the one GIL), and ``auto``'s background candidates
+    wait until the sampler's programs are compiled: the programs the first draw needs go first."""
+    import time
+
+    from pymc_aot.aot.build import compiler
+    from pymc_aot.aot.choice import auto_later
+    from pymc_aot.runtime.pymc import preflight
+
+    events: list[tuple[str, float]] = []
+
+    def timed(module, name, start, end=None, thread=None):
+        real = getattr(module, name)
+
+        def spy(*args, **kwargs):
+            here = thread is None or threading.current_thread().name.startswith(thread)
+            if here and start:
+                events.append((start, time.perf_counter()))
+            try:
+                return real(*args, **kwargs)
+            finally:
+                if here and end:
+                    events.append((end, time.perf_counter()))
+
+        monkeypatch.setattr(module, name, spy)
+
+    timed(preflight, "preflight", None, "preflight over")
+    timed(session, "chain_keys", "chain keys", None, thread="pymc-aot-prefetch")
+    timed(session, "compile_ahead", None, "sampler compiled")
+    timed(compiler, "compile_transform", None, "candidate compiled", thread="pymc-aot-later")
+    monkeypatch.setattr(session, "_MEMO", {})
+    with runtime.enabled(chunk_size=25):  # auto: vmap now, the other candidates in the background
+        _sample(regression_data())
+        assert auto_later.wait(600)
+    at = {}
+    for what, t in events:
+        at.setdefault(what, []).append(t)
+    assert at["chain keys"][0] > at["preflight over"][0]
+    assert at["candidate compiled"] and min(at["candidate compiled"]) > at["sampler compiled"][0]

@@ -10,6 +10,10 @@ programs that split the chains' keys, so the first draw does not wait for either
 On a miss (a cold run, new data shapes) the same thread compiles and stores the missing programs
 (``session.compile_ahead``): their XLA compiles, seconds on a large model, then run beside
 PyMC's own preparation instead of after it.
+On a miss the thread waits for the preflight before anything else (even the chain keys' short
+compile: Python work under the one GIL stretched the preflight), and ``auto``'s background
+candidates (:mod:`pymc_aot.aot.choice.auto_later`) are held until the sampler's programs are
+compiled: the first draw waits for those, never for a candidate only the next run uses.
 Only a hint: a key that differs from the one the sampler asks for, or any failure here, leaves
 the work to the sampler's own call, which does it as before.
 """
@@ -71,9 +75,24 @@ class Gate:
         return self._go
 
 
-def _ahead(claimed: list[Any], sampler: str, chains: int, model: Any, fp: Any, gate: Gate | None) -> None:
+def _ahead(claimed: list[Any], sampler: str, chains: int, model: Any, fp: Any, gate: Gate | None, cold: bool) -> None:
+    try:
+        _load_or_compile(claimed, sampler, chains, model, fp, gate, cold)
+    finally:
+        if cold:  # auto's background compiles, held while the sampler's compiled
+            from ...aot.choice import auto_later
+
+            auto_later.release()
+
+
+def _load_or_compile(
+    claimed: list[Any], sampler: str, chains: int, model: Any, fp: Any, gate: Gate | None, cold: bool
+) -> None:
     from .session import chain_keys, compile_ahead, load_ahead
 
+    if cold and gate is not None and not gate.wait():  # a miss: nothing here before the preflight is over
+        _release_all(claimed)
+        return
     try:  # first: short, and the sampler's call needs it as soon as its programs are in
         np.asarray(chain_keys(sampler, 0, chains))  # compiles (in this process) what the real seed reuses
     except Exception:  # noqa: BLE001 - only a hint: the sampler's own call does whatever is left
@@ -94,7 +113,7 @@ def _release_all(claimed: list[Any]) -> None:
         release(key, done)
 
 
-def _jaxify_if_missing(model: Any, fp: Any, claimed: list[Any]) -> None:
+def _jaxify_if_missing(model: Any, fp: Any, claimed: list[Any]) -> bool:
     """On a miss, the sampler's logp is jaxified here, on the calling thread, before the
     postprocessing's preflight: the process's first JAX graph pays PyTensor's JAX dispatch's first
     use (imports, registrations, first traces), as stock PyMC's sampler does before its
@@ -106,8 +125,10 @@ def _jaxify_if_missing(model: Any, fp: Any, claimed: list[Any]) -> None:
         store = get_store(STATE.current().cache_dir)
         if any(store.metadata(key.digest) is None for key, _ in claimed):
             jaxify_ahead(model, fp)
+            return True
     except Exception:  # noqa: BLE001 - only ahead of time: the compile (or the sampler's call) builds it
         pass
+    return False
 
 
 def prefetch(
@@ -123,10 +144,14 @@ def prefetch(
     except Exception:  # noqa: BLE001 - unknown options, an inexact model, ...: the sampler's call decides
         return None
     claimed = claim(keys)  # before the thread starts: the sampler's call waits for these, never races
-    _jaxify_if_missing(model, fp, claimed)
+    cold = _jaxify_if_missing(model, fp, claimed)
+    if cold:  # auto's background compiles wait for the sampler's (aot.choice.auto_later)
+        from ...aot.choice import auto_later
+
+        auto_later.hold()
     thread = threading.Thread(
         target=_ahead,
-        args=(claimed, settings.sampler, settings.chains, model, fp, gate),
+        args=(claimed, settings.sampler, settings.chains, model, fp, gate, cold),
         name="pymc-aot-prefetch",
         daemon=False,
     )
@@ -134,5 +159,7 @@ def prefetch(
         thread.start()
     except RuntimeError:  # no thread to be had: release the claims, the sampler's call loads
         _release_all(claimed)
+        if cold:
+            auto_later.release()
         return None
     return thread
