@@ -117,7 +117,7 @@ def _jaxify_if_missing(model: Any, fp: Any, claimed: list[Any]) -> bool:
     """On a miss, the sampler's logp is jaxified here, on the calling thread, before the
     postprocessing's preflight: the process's first JAX graph pays PyTensor's JAX dispatch's first
     use (imports, registrations, first traces), as stock PyMC's sampler does before its
-    postprocessing; the compile ahead then starts from it."""
+    postprocessing; the compile ahead then starts from it. True on a miss (then jaxified)."""
     try:
         from ...aot.sampler.resolve import jaxify_ahead
         from ..transforms.engine import get_store
