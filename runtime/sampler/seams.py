@@ -21,12 +21,14 @@ store, and ``install`` takes PyMC's function from behind it.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ..pymc.hook_state import STATE
 from ..transforms.fallback import warn_fallback
 from .replacing import pymcs_function, replacing, serving
 
+log = logging.getLogger("pymc_aot")
 REPLACED = ("get_jaxified_logp", "_sample_numpyro_nuts", "_sample_blackjax_nuts")
 _ORIGINALS: dict[str, Any] = {}
 
@@ -52,7 +54,12 @@ class LazyLogp:
 
         try:
             value = logp_at(self.model, list(x))
-        except Exception:  # noqa: BLE001 - the check of a start point falls back to PyMC's function
+        except Exception as exc:  # noqa: BLE001 - the check of a start point falls back to PyMC's function
+            log.debug(
+                "pymc-aot: the logp program failed on a start point (%s: %s); PyMC's own logp checks it",
+                type(exc).__name__,
+                exc,
+            )
             return self.original()(x)
         return -value if self.negative_logp else value
 
