@@ -253,11 +253,13 @@ def test_the_start_point_check_runs_the_logp_program_cold_and_warm(cache_dir, mo
 def test_a_cold_run_compiles_its_sampler_before_autos_background_candidates(cache_dir, monkeypatch):
     """On a miss the prefetch thread does nothing until the preflight is over (its chain keys'
     compile once slowed the preflight under the one GIL), and ``auto``'s background candidates
-    wait until the sampler's programs are compiled: the programs the first draw needs go first."""
+    wait until the sampler's programs are compiled: the programs the first draw needs go first.
+    Of those, chunk (the longest) is lowered before init, whose work then overlaps chunk's compile."""
     import time
 
     from pymc_aot.aot.build import compiler
     from pymc_aot.aot.choice import auto_later
+    from pymc_aot.aot.sampler import build
     from pymc_aot.runtime.pymc import preflight
 
     events: list[tuple[str, float]] = []
@@ -281,6 +283,8 @@ def test_a_cold_run_compiles_its_sampler_before_autos_background_candidates(cach
     timed(session, "chain_keys", "chain keys", None, thread="pymc-aot-prefetch")
     timed(session, "compile_ahead", None, "sampler compiled")
     timed(compiler, "compile_transform", None, "candidate compiled", thread="pymc-aot-later")
+    lowered, lower = [], build.lower_program
+    monkeypatch.setattr(build, "lower_program", lambda b, key, *a: lowered.append(key.program) or lower(b, key, *a))
     monkeypatch.setattr(session, "_MEMO", {})
     with runtime.enabled(chunk_size=25):  # auto: vmap now, the other candidates in the background
         _sample(regression_data())
@@ -290,3 +294,4 @@ def test_a_cold_run_compiles_its_sampler_before_autos_background_candidates(cach
         at.setdefault(what, []).append(t)
     assert at["chain keys"][0] > at["preflight over"][0]
     assert at["candidate compiled"] and min(at["candidate compiled"]) > at["sampler compiled"][0]
+    assert lowered == ["logp", "chunk", "init"]
