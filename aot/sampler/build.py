@@ -110,7 +110,13 @@ def lower_program(build: SamplerBuild, key: SamplerKey, model_name: str = "") ->
     programs, mesh = None, mesh_of(key.mesh_ids, key.platform) if key.mesh_ids else None
     if key.program != "logp":
         programs = build.programs(key, data_structs, mesh)
-    fn = logp if programs is None else (programs.init if key.program == "init" else programs.chunk)
+    if programs is None:  # a tuple of one, as the loader gives a stored program's outputs back
+
+        def fn(*args: Any) -> tuple[Any]:
+            return (logp(*args),)
+
+    else:
+        fn = programs.init if key.program == "init" else programs.chunk
     args = _arguments(key, programs, data_structs)
     jitted = jax.jit(fn)
     if mesh is not None and programs is not None:

@@ -7,7 +7,7 @@ imported only when something is missing.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,9 +29,8 @@ class LoadedProgram:
     executable: Any = field(repr=False)
     cached: bool
 
-    def __call__(self, *args: Any) -> tuple[Any, ...] | list[Any]:
-        """The program's outputs, flat: a stored program's loader gives a tuple, a program compiled
-        in this process its function's own output (``logp``'s is one array, made a tuple here)."""
+    def __call__(self, *args: Any) -> Sequence[Any]:
+        """The program's outputs, flat (``logp``'s too: one array in a tuple, compiled or loaded)."""
         if self.metadata.mesh_devices:  # chains split over devices: arguments where it reads them
             import jax
 
@@ -40,8 +39,7 @@ class LoadedProgram:
                 a if isinstance(a, jax.Array) and a.sharding.is_equivalent_to(s, a.ndim) else jax.device_put(a, s)
                 for a, s in zip(args, wanted, strict=True)
             )
-        out = self.executable(*args)
-        return out if isinstance(out, (tuple, list)) else (out,)
+        return self.executable(*args)
 
 
 def load_stored(store: CacheStore, key: SamplerKey, device: Any) -> LoadedProgram | None:
