@@ -34,6 +34,16 @@ def run_child(script: str, *args: str, env: dict[str, str] | None = None, timeou
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def posterior_idata(posterior: dict[str, Any], **kwargs: Any) -> Any:
+    """``az.from_dict`` of a posterior over both ArviZ lines: 0.x (PyMC 5) takes each group as a
+    keyword, 1.x (PyMC 6) one dict of groups."""
+    import arviz as az
+
+    if int(az.__version__.split(".")[0]) >= 1:
+        return az.from_dict({"posterior": posterior}, **kwargs)
+    return az.from_dict(posterior=posterior, **kwargs)
+
+
 def machine() -> str:
     """Cores, memory and library versions, for the report."""
     try:

@@ -16,16 +16,16 @@ import warnings
 
 method, workflow, n, p, posterior_file, cache, track, batches = sys.argv[1:9]
 
-import arviz as az  # noqa: E402
 import numpy as np  # noqa: E402
 import pymc as pm  # noqa: E402
 
+from bench._common import posterior_idata  # noqa: E402
 from pymc_aot import examples  # noqa: E402
 
 model = examples.regression(int(n), int(p), 10)
 with np.load(posterior_file) as saved:
     posterior = {k: saved[k] for k in saved.files}
-idata = az.from_dict(posterior=posterior)
+idata = posterior_idata(posterior)
 result: dict = {}
 if method == "aot":
     import pymc_aot

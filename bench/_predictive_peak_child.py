@@ -22,17 +22,17 @@ import warnings
 method, n, p, posterior_file, cache, track, store = sys.argv[1:8]
 strategy = sys.argv[8] if len(sys.argv) > 8 else "auto"
 
-import arviz as az  # noqa: E402
 import numpy as np  # noqa: E402
 import pymc as pm  # noqa: E402
 
 import pymc_aot  # noqa: E402
+from bench._common import posterior_idata  # noqa: E402
 from pymc_aot import examples  # noqa: E402
 
 model = examples.regression(int(n), int(p), 10)
 with np.load(posterior_file) as saved:
     posterior = {k: saved[k] for k in saved.files}
-idata = az.from_dict(posterior=posterior)
+idata = posterior_idata(posterior)
 if method == "aot":
     warnings.filterwarnings("error", message="pymc-aot")
     pymc_aot.enable(cache_dir=cache)
