@@ -250,11 +250,13 @@ def test_the_start_point_check_runs_the_logp_program_cold_and_warm(cache_dir, mo
     np.testing.assert_array_equal(cold.posterior["beta"].values, warm.posterior["beta"].values)
 
 
-def test_a_cold_run_compiles_its_sampler_before_autos_background_candidates(cache_dir, monkeypatch):
+def test_a_cold_run_lowers_its_sampler_before_autos_background_candidates(cache_dir, monkeypatch):
     """On a miss the prefetch thread does nothing until the preflight is over (its chain keys'
     compile once slowed the preflight under the one GIL), and ``auto``'s background candidates
-    wait until the sampler's programs are compiled: the programs the first draw needs go first.
-    Of those, chunk (the longest) is lowered before init, whose work then overlaps chunk's compile."""
+    wait until the sampler's programs are lowered (Python work under the GIL, on the first draw's
+    path); they then compile while XLA compiles the sampler's programs, not during sampling, where
+    they had slowed the chains. Of those programs, chunk (the longest) is lowered before init,
+    whose work then overlaps chunk's compile."""
     import time
 
     from pymc_aot.aot.build import compiler
@@ -283,8 +285,17 @@ def test_a_cold_run_compiles_its_sampler_before_autos_background_candidates(cach
     timed(session, "chain_keys", "chain keys", None, thread="pymc-aot-prefetch")
     timed(session, "compile_ahead", None, "sampler compiled")
     timed(compiler, "compile_transform", None, "candidate compiled", thread="pymc-aot-later")
+    timed(auto_later, "release", "released", None, thread="pymc-aot-prefetch")
     lowered, lower = [], build.lower_program
-    monkeypatch.setattr(build, "lower_program", lambda b, key, *a: lowered.append(key.program) or lower(b, key, *a))
+
+    def lower_and_note(b, key, *a):
+        lowered.append(key.program)
+        try:
+            return lower(b, key, *a)
+        finally:
+            events.append(("sampler lowered", time.perf_counter()))
+
+    monkeypatch.setattr(build, "lower_program", lower_and_note)
     monkeypatch.setattr(session, "_MEMO", {})
     with runtime.enabled(chunk_size=25):  # auto: vmap now, the other candidates in the background
         _sample(regression_data())
@@ -293,5 +304,7 @@ def test_a_cold_run_compiles_its_sampler_before_autos_background_candidates(cach
     for what, t in events:
         at.setdefault(what, []).append(t)
     assert at["chain keys"][0] > at["preflight over"][0]
-    assert at["candidate compiled"] and min(at["candidate compiled"]) > at["sampler compiled"][0]
+    assert len(at["released"]) == 1  # once, though both the last lowering and the thread's end release
+    assert max(at["sampler lowered"]) < at["released"][0] < at["sampler compiled"][0]
+    assert at["candidate compiled"] and min(at["candidate compiled"]) > max(at["sampler lowered"])
     assert lowered == ["logp", "chunk", "init"]

@@ -14,8 +14,8 @@ While a run postprocesses (:func:`held`, from the end of sampling to the end of
 ``pm.sample``) the thread stops at its next step (between building, lowering, compiling and
 storing a candidate) until the run is done: a thread at ``nice`` 19 on a busy machine may
 hold the GIL for a long time before it is scheduled again, stalling the run's Python work.
-A cold ``pm.sample`` holds the jobs too while it compiles its sampler
-(``runtime.sampler.prefetch``): the programs its first draw waits for go first.
+A cold ``pm.sample`` holds the jobs too while it lowers its sampler's programs
+(``runtime.sampler.prefetch``): the Python work its first draw waits for goes first.
 """
 
 from __future__ import annotations

@@ -93,9 +93,12 @@ def fetch_or_compile(
     device: Any,
     model_name: str = "",
     on_ready: Callable[[LoadedProgram], None] | None = None,
+    on_lowered: Callable[[], None] | None = None,
 ) -> dict[str, LoadedProgram]:
     """Every program of ``keys``, by program name; the missing ones compiled from one logp build.
-    ``on_ready`` is handed each compiled program as soon as it is stored (before later ones finish)."""
+    ``on_ready`` is handed each compiled program as soon as it is stored (before later ones finish);
+    ``on_lowered`` is called once the last missing program is lowered (what is left is XLA's work,
+    which releases the GIL), or at once when nothing is missing."""
     found: dict[str, LoadedProgram] = {}
     missing: list[SamplerKey] = []
     for key in keys:
@@ -135,5 +138,9 @@ def fetch_or_compile(
             for key in missing:
                 pending = collect(pending, wait=False)  # those compiled meanwhile (the logp) go out first
                 pending.append((key, pool.submit(finish_program, lower_program(build, key, name))))
+            if on_lowered is not None:
+                on_lowered()
             collect(pending, wait=True)
+    elif on_lowered is not None:
+        on_lowered()
     return found

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -101,12 +102,15 @@ def _hand_over(program: LoadedProgram, how: str) -> None:
         COUNTS[how] += 1
 
 
-def compile_ahead(model: Any, fingerprint: Any, claimed: list[Claim]) -> None:
+def compile_ahead(
+    model: Any, fingerprint: Any, claimed: list[Claim], on_lowered: Callable[[], None] | None = None
+) -> None:
     """Compile and store the claimed programs the store did not have (a cold run), here, while
     PyMC prepares its run on the calling thread (its initial points: ``prefetch`` starts this once
     the preflight is over): each claim is released as soon as its program is in the memo (the
-    ``logp`` first: PyMC's start-point check asks for it before the sampler does). Any failure
-    releases the claims and leaves the work to ``programs_for``."""
+    ``logp`` first: PyMC's start-point check asks for it before the sampler does). ``on_lowered``:
+    called once every program is lowered (``fetch_or_compile``). Any failure releases the claims and
+    leaves the work to ``programs_for``."""
     by_digest = {key.digest: done for key, done in claimed}
     try:
         import jax
@@ -118,7 +122,9 @@ def compile_ahead(model: Any, fingerprint: Any, claimed: list[Claim]) -> None:
             release(program.key, by_digest[program.key.digest])
 
         store = get_store(STATE.current().cache_dir)
-        fetch_or_compile(model, fingerprint, [k for k, _ in claimed], store, jax.devices()[0], on_ready=ready)
+        fetch_or_compile(
+            model, fingerprint, [k for k, _ in claimed], store, jax.devices()[0], on_ready=ready, on_lowered=on_lowered
+        )
     except Exception:  # noqa: BLE001 - only ahead of time: programs_for compiles what is left
         pass
     finally:
