@@ -16,7 +16,7 @@ from test_pymc_integration import FAST, assert_same_idata
 from zoo import simplex_ordered
 
 import pymc_aot
-from pymc_aot import runtime
+from pymc_aot import examples, runtime
 from pymc_aot.aot.build import loader
 from pymc_aot.aot.choice import auto_later
 from pymc_aot.runtime.transforms import engine
@@ -89,3 +89,42 @@ def test_a_changed_complete_choice_is_forgotten_in_memory(monkeypatch):
     assert "d" * 64 in cache._memo
     auto_later.report_recorded("d" * 64)
     assert "d" * 64 not in cache._memo
+
+
+def test_a_complete_choice_recorded_during_a_run_is_forgotten_when_the_run_ends(monkeypatch):
+    """Inside ``pm.sample`` (``run_scope``) the postprocessing runs the executable the preflight
+    compiled and checked, even once the background jobs store the complete choice under its
+    digest; the memo forgets it when the call ends (the next call reads the complete choice)."""
+    cache = TransformCache()
+    monkeypatch.setattr(engine, "DEFAULT", cache)
+    entry = type("Entry", (), {"digest": "d" * 64, "executable": object(), "metadata": None})()
+    monkeypatch.setattr(auto_later, "recorded_hooks", [engine._forget])
+    cache.adopt(entry)
+    with cache.run_scope():
+        with cache.run_scope():  # nested calls (a pm.sample inside another's scope): the outer end counts
+            auto_later.report_recorded("d" * 64)
+        assert "d" * 64 in cache._memo
+    assert "d" * 64 not in cache._memo
+    cache.adopt(entry)
+    with pytest.raises(RuntimeError), cache.run_scope():  # a call that fails forgets too
+        auto_later.report_recorded("d" * 64)
+        raise RuntimeError("the sampler failed")
+    assert "d" * 64 not in cache._memo
+
+
+def test_a_cold_run_with_the_compiled_sampler_postprocesses_the_preflights_executable(cache_dir, reads, monkeypatch):
+    """With the compiled sampler a cold run's background candidates finish before it postprocesses
+    (they are released once its programs are lowered), and on this model the complete choice
+    differs from the first one: the postprocessing still runs the preflight's executable from
+    memory, not the newly stored choice read back from disk on the run's critical path."""
+    recorded: list[str] = []
+    monkeypatch.setattr(auto_later, "recorded_hooks", [*auto_later.recorded_hooks, recorded.append])
+    model = examples.regression(20_000, 3, 5)  # mu: 20000 x 100 draws, over auto's working set
+    memo = runtime.COUNTERS.memo_hits
+    with pymc_aot.enabled(cache_dir=str(cache_dir)):
+        with model:
+            pm.sample(**{**KW, "draws": 50})
+    assert auto_later.wait(600)
+    assert recorded, "the complete choice did not change: this test checks nothing"
+    assert reads["loads"] == 0, "the postprocessing deserialized an executable the preflight had compiled"
+    assert runtime.COUNTERS.memo_hits - memo == 2  # the posterior and the log-likelihood

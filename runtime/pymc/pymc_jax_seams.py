@@ -206,8 +206,11 @@ def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
     if STATE.options is None:
         return STATE.originals["sample_jax_nuts"](*args, **kwargs)
     from ...aot.identity.fingerprint import one_walk_per_model
+    from ..transforms.engine import DEFAULT
 
-    with one_walk_per_model():  # the sampler's keys, the preflight and the postprocessing: one walk
+    # one walk: the sampler's keys, the preflight and the postprocessing; one executable: the
+    # preflight's serves the postprocessing (TransformCache.run_scope)
+    with one_walk_per_model(), DEFAULT.run_scope():
         return _sample_in_scope(*args, **kwargs)
 
 

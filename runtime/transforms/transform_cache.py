@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +80,7 @@ class TransformCache:
         self._stores: dict[str, CacheStore] = {}
         self._lock = threading.Lock()  # guards memo, stores and counters
         self._resolving = DigestLocks()
+        self._runs, self._stale = 0, set[str]()  # see :meth:`run_scope`
         weakref.finalize(self, _close_stores, self._stores)  # stores closed when the cache is dropped
 
     def store(self, cache: CacheStore | str | None = None) -> CacheStore:
@@ -127,9 +129,33 @@ class TransformCache:
             self._remember(entry.digest, LoadedTransform(entry.executable, entry.metadata))
 
     def forget(self, digest: str) -> None:
-        """Drop ``digest`` from the memo (its stored entry changed: the next lookup reads it)."""
+        """Drop ``digest`` from the memo (its stored entry changed: the next lookup reads it); inside
+        a :meth:`run_scope`, when the last one ends."""
         with self._lock:
-            self._memo.pop(digest, None)
+            if self._runs:
+                self._stale.add(digest)
+            else:
+                self._memo.pop(digest, None)
+
+    @contextlib.contextmanager
+    def run_scope(self) -> Iterator[None]:
+        """One ``pm.sample`` call: its postprocessing runs the executable its preflight compiled and
+        checked against the budget, even if ``auto``'s background jobs meanwhile store the complete
+        choice under the same digest (their :meth:`forget` waits for the scope's end). Which one ran
+        had depended on the jobs' timing (both equal PyMC's numbers, not always to the bit: a
+        ``batched(1)`` differs by rounding on some models), and reading the new choice back cost a
+        read and a deserialization (~35 ms on wide_hierarchical) on the run's critical path."""
+        with self._lock:
+            self._runs += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._runs -= 1
+                if not self._runs:
+                    for digest in self._stale:
+                        self._memo.pop(digest, None)
+                    self._stale.clear()
 
     def knows(self, digest: str, store: CacheStore | None) -> bool:
         """Whether ``digest`` is loaded here or stored (no executable is read)."""
