@@ -3,8 +3,10 @@
 # and issue 27's first run on the machine's CPUs, issue 23's predictive on its GPU.
 # The machine is offline: carry Python 3.12 manylinux wheels of what its image lacks (pymc, pytensor,
 # arviz and its parts, diskcache, cryptography, dask, distributed, zarr, ...) in .whl/ (git-ignored;
-# /work/.library/device/README.md says how), then: bash bench/device_run.sh [PYTHON]. They go to a user
-# site: pymc-aot trusts library code only under site and user-site folders (aot/identity).
+# `pip download --no-deps --only-binary=:all: --python-version 3.12 --platform manylinux_2_28_x86_64
+# -d .whl NAME==VERSION` for each), then, in a copy of the repository (it links aot/, cache/ and
+# runtime/ under pymc_aot/): bash bench/device_run.sh [PYTHON]. The wheels go to a user site:
+# pymc-aot trusts library code only under site and user-site folders (aot/identity).
 PY=${1:-python3}
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 export PYTHONUSERBASE=/tmp/pyuser PYTHONUNBUFFERED=1
