@@ -24,20 +24,14 @@ import numpy as np  # noqa: E402
 import pymc as pm  # noqa: E402
 from pymc.backends.arviz import coords_and_dims_for_inferencedata  # noqa: E402
 
+from bench._common import posterior_idata  # noqa: E402
 from bench.compute import build  # noqa: E402
 
 model = build(model_name, float(scale))
 with np.load(posterior_file) as saved:
     posterior = {k: saved[k] for k in saved.files}
 coords, dims = coords_and_dims_for_inferencedata(model)
-if int(pm.__version__.split(".")[0]) >= 6:
-    from arviz_base import from_dict
-
-    idata = from_dict({"posterior": posterior}, coords=coords, dims=dims)
-else:
-    import arviz as az
-
-    idata = az.from_dict(posterior=posterior, coords=coords, dims=dims)
+idata = posterior_idata(posterior, coords=coords, dims=dims)
 
 result: dict = {}
 if method == "aot":
