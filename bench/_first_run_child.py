@@ -5,17 +5,21 @@ SAMPLER: on = ``enable()``, the default, the compiled sampler included; off = ``
 
 The process imports pymc and builds its model first; the clock times ``pm.sample`` alone.
 ``post`` is the postprocessing part: stock: the ``get_jaxified_graph`` call for the posterior and
-``_postprocess_samples``; pymc-aot: its preflight (auto's choice and compiles, before sampling)
-plus the cached run behind its ``_postprocess_samples`` seam (timed on pymc-aot's own functions:
-a function of ``pymc.sampling.jax`` replaced by this script would give the model a lowered key).
-``compiles``: executables pymc-aot compiled in the sampling thread (cold: counted on
+``_postprocess_samples``; pymc-aot: the calling thread's time in its preflight (auto's choice and
+compiles, before sampling: the call waits for it until its first transform is lowered, then for
+its verdict before the first draw) plus the cached run behind its ``_postprocess_samples`` seam
+(timed on pymc-aot's own functions: a function of ``pymc.sampling.jax`` replaced by this script
+would give the model a lowered key). ``preflight``: the calling thread's part of ``post``;
+``preflight_thread``: the preflight's own wall time, on its thread (beside PyMC's work after
+the lowering).
+``compiles``: executables pymc-aot compiled for the call (its preflight's; cold: counted on
 ``compiler.compile_transform``; warm: -1 if the compiler module was imported at all, else 0),
-``later``: those compiled in the background (waited for before the process reports, as the
+``later``: those compiled by auto's background candidates (waited for before the process reports, as the
 interpreter waits at exit: ``exit`` is that wait in seconds); ``sampler``: the compiled sampler's
 programs compiled before ``pm.sample`` returned, ``sampler_later``: after (0 today: a cold run
 compiles its sampler before sampling).
-Prints one JSON line: {"total": s, "post": s, "preflight": s, "compiles": n, "later": n, "exit": s,
-"sampler": n, "sampler_later": n, "checksum": x}.
+Prints one JSON line: {"total": s, "post": s, "preflight": s, "preflight_thread": s, "compiles": n,
+"later": n, "exit": s, "sampler": n, "sampler_later": n, "checksum": x}.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from bench.first_run_models import REAL_WORLD  # noqa: E402
 from bench.models import MODELS  # noqa: E402
 
 model = {**MODELS, **REAL_WORLD}[model_name](float(scale))
-spent = {"post": 0.0, "preflight": 0.0}
+spent = {"post": 0.0, "preflight": 0.0, "preflight_thread": 0.0}
 
 
 def timed(fn, what):
@@ -56,7 +60,10 @@ if mode != "stock":
     from pymc_aot.runtime.pymc import preflight
 
     pymc_aot.enable(cache_dir=cache, sampler=sampler == "on")
-    preflight.preflight = timed(preflight.preflight, "preflight")  # looked up by the seam when called
+    preflight.preflight = timed(preflight.preflight, "preflight_thread")  # looked up when called
+    preflight.begin = timed(preflight.begin, "preflight")  # the call waits: until the first lowering
+    preflight.Preflight.settle = timed(preflight.Preflight.settle, "preflight")  # for the verdict
+    preflight.Preflight.join = timed(preflight.Preflight.join, "preflight")  # for the thread's end
 if mode == "cold":
     import threading
 
@@ -66,7 +73,8 @@ if mode == "cold":
 
     def counted(*args, **kwargs):
         result = original(*args, **kwargs)
-        compiled["during" if threading.current_thread() is threading.main_thread() else "after"] += 1
+        background = threading.current_thread().name.startswith("pymc-aot-later")  # auto's later candidates
+        compiled["after" if background else "during"] += 1
         return result
 
     compiler.compile_transform = counted
@@ -110,6 +118,7 @@ if mode == "cold":
 checksum = float(sum(np.nansum(np.asarray(v, dtype=float)) for v in idata.posterior.data_vars.values()))
 print(json.dumps({
     "total": total, "post": spent["post"] + spent["preflight"], "preflight": spent["preflight"],
+    "preflight_thread": spent["preflight_thread"],
     "compiles": compiled["during"], "later": compiled["after"], "exit": sampler_counts["exit"],
     "sampler": sampler_counts["during"], "sampler_later": sampler_counts["after"], "checksum": checksum,
 }))

@@ -7,8 +7,10 @@ Per model, fresh processes in turn: ``stock`` (``pm.sample(nuts_sampler="numpyro
 the compiled sampler's programs are compiled and stored before it samples) and ``warm`` (the same
 cache again: nothing compiled, the stored sampler runs). ``--sampler-off``: ``enable(sampler=False)``
 instead (PyMC's sampler: the postprocessing alone). Each times ``pm.sample`` (``total``) and its
-postprocessing part (``post``: pymc-aot's preflight plus the ``_postprocess_samples`` seam; stock:
-PyMC's seam); ``exit``: how long the cold process then waits at exit for its background compiles.
+postprocessing part (``post``: the calling thread's time in pymc-aot's preflight plus the
+``_postprocess_samples`` seam; stock: PyMC's seam; ``cold_preflight_thread``: the preflight's own
+wall time on its thread, of which the call waits for the part up to its first lowering); ``exit``:
+how long the cold process then waits at exit for its background compiles.
 ``same``: the runs that draw with one sampler give one posterior: cold equals warm bit for bit, and
 with ``--sampler-off`` both equal stock (the compiled sampler's draws are another XLA program's:
 equal to stock's in distribution, ``tests/test_sampler_distribution.py``). Models: bench/models.py's
@@ -53,6 +55,7 @@ def measure(
         out[f"{mode}_post"] = median([r["post"] for r in rs])
     out["cold_compiles"] = max(r["compiles"] for r in runs["cold"])
     out["cold_later"] = max(r["later"] for r in runs["cold"])
+    out["cold_preflight_thread"] = median([r.get("preflight_thread", 0.0) for r in runs["cold"]])
     out["cold_exit"] = median([r["exit"] for r in runs["cold"]])
     out["cold_sampler"] = max(r["sampler"] for r in runs["cold"])
     out["cold_sampler_later"] = max(r["sampler_later"] for r in runs["cold"])
@@ -69,7 +72,8 @@ def measure(
 def row(r: dict) -> str:
     return (
         f"{r['model']:18s} stock {r['stock_total']:6.1f}s (post {r['stock_post']:5.2f})  "
-        f"cold {r['cold_total']:6.1f}s (post {r['cold_post']:5.2f}, {r['cold_compiles']}+{r['cold_later']} compiles, "
+        f"cold {r['cold_total']:6.1f}s (post {r['cold_post']:5.2f}, preflight thread "
+        f"{r['cold_preflight_thread']:5.2f}, {r['cold_compiles']}+{r['cold_later']} compiles, "
         f"sampler {r['cold_sampler']}+{r['cold_sampler_later']}, exit {r['cold_exit']:5.1f}s)  "
         f"warm {r['warm_total']:6.1f}s (post {r['warm_post']:5.2f})  "
         f"cold/stock total {r['cold_over_stock_total']:.2f} post {r['cold_over_stock_post']:.2f}  "

@@ -42,12 +42,13 @@ def fresh_process():
 
 @pytest.fixture
 def compiles(monkeypatch):
-    """Compiles by thread: "now" (the caller's) and "later" (the background's)."""
+    """Compiles by thread: "now" (for the call: the caller's or its preflight's) and "later" (auto's
+    background candidates')."""
     seen = {"now": [], "later": []}
     original = compiler.compile_transform
 
     def counted(request, **kw):
-        where = "now" if threading.current_thread() is threading.main_thread() else "later"
+        where = "later" if threading.current_thread().name.startswith("pymc-aot-later") else "now"
         seen[where].append(request.label)
         return original(request, **kw)
 

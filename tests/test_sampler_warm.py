@@ -220,6 +220,35 @@ def test_a_call_the_preflight_refuses_compiles_no_sampler(cache_dir, monkeypatch
     assert COUNTS["compiled"] == compiled and not session._PENDING
 
 
+def test_a_call_refused_after_the_preflight_lowered_compiles_no_sampler(cache_dir, monkeypatch):
+    """The call goes on once the preflight's transform is lowered; a refusal that comes after that
+    (the transform's XLA compile, its memory analysis) still stops the call before any draw, and
+    the sampler's programs, lowered meanwhile, are not compiled."""
+    import time
+
+    import pymc_aot.runtime.pymc.preflight
+    from pymc_aot.aot.build.request import AFTER_LOWERING
+    from pymc_aot.aot.strategies.budget import MemoryBudgetError
+
+    def refuse_late(*args, **kwargs):
+        AFTER_LOWERING.get()()  # as compile_transform does once the transform is lowered
+        time.sleep(0.5)  # its XLA compile
+        raise MemoryBudgetError("x needs 2 GiB; the budget is 1 GiB")
+
+    drew = []
+    monkeypatch.setattr(session, "_MEMO", {})
+    monkeypatch.setattr(pymc_aot.runtime.pymc.preflight, "preflight", refuse_late)
+    monkeypatch.setattr(session, "run_compiled", lambda *a, **k: drew.append(True))
+    with runtime.enabled(strategy="vmap", chunk_size=25):
+        compiled = COUNTS["compiled"]
+        with pytest.raises(MemoryBudgetError, match="budget is 1 GiB"):
+            _sample(regression_data())
+        for thread in threading.enumerate():
+            if thread.name == "pymc-aot-prefetch":
+                thread.join()
+    assert COUNTS["compiled"] == compiled and not session._PENDING and not drew
+
+
 def test_the_start_point_check_runs_the_logp_program_cold_and_warm(cache_dir, monkeypatch):
     """PyMC checks each chain's jittered start point with ``get_jaxified_logp``'s function: the
     ``logp`` program answers, compiled in this process (cold) or loaded (warm), and equals PyMC's
@@ -251,18 +280,21 @@ def test_the_start_point_check_runs_the_logp_program_cold_and_warm(cache_dir, mo
 
 
 def test_a_cold_run_lowers_its_sampler_before_autos_background_candidates(cache_dir, monkeypatch):
-    """On a miss the prefetch thread does nothing until the preflight is over (its chain keys'
-    compile once slowed the preflight under the one GIL), and ``auto``'s background candidates
-    wait until the sampler's programs are lowered (Python work under the GIL, on the first draw's
-    path); they then compile while XLA compiles the sampler's programs, not during sampling, where
-    they had slowed the chains. Of those programs, chunk (the longest) is lowered before init,
-    whose work then overlaps chunk's compile."""
+    """On a miss the prefetch thread does nothing until the preflight has lowered its transform
+    (its chain keys' compile once slowed the preflight under the one GIL), and compiles nothing
+    before the preflight's verdict; the call itself goes on once the transform is lowered, its XLA
+    compile beside PyMC's work. ``auto``'s background candidates wait until the sampler's programs
+    are lowered (Python work under the GIL, on the first draw's path); they then compile while XLA
+    compiles the sampler's programs, not during sampling, where they had slowed the chains. Of
+    those programs, chunk (the longest) is lowered before init, whose work then overlaps chunk's
+    compile."""
     import time
 
     from pymc_aot.aot.build import compiler
     from pymc_aot.aot.choice import auto_later
     from pymc_aot.aot.sampler import build
     from pymc_aot.runtime.pymc import preflight
+    from pymc_aot.runtime.sampler import prefetch
 
     events: list[tuple[str, float]] = []
 
@@ -282,7 +314,28 @@ def test_a_cold_run_lowers_its_sampler_before_autos_background_candidates(cache_
         monkeypatch.setattr(module, name, spy)
 
     timed(preflight, "preflight", None, "preflight over")
+    timed(prefetch.Gate, "lower", "preflight lowered")
+    went_on, begin, compile_transform = threading.Event(), preflight.begin, compiler.compile_transform
+    waited: list[bool] = []
+
+    def begin_and_note(*args, **kwargs):
+        try:
+            return begin(*args, **kwargs)
+        finally:
+            events.append(("call goes on", time.perf_counter()))
+            went_on.set()
+
+    def compile_until_the_call_went_on(*args, **kwargs):  # deadlocks (60 s) if the call waited for it
+        result = compile_transform(*args, **kwargs)
+        if threading.current_thread().name == "pymc-aot-preflight":
+            events.append(("transform compiled", time.perf_counter()))
+            waited.append(went_on.wait(60))
+        return result
+
+    monkeypatch.setattr(preflight, "begin", begin_and_note)
+    monkeypatch.setattr(compiler, "compile_transform", compile_until_the_call_went_on)
     timed(session, "chain_keys", "chain keys", None, thread="pymc-aot-prefetch")
+    timed(build, "finish_program", "sampler compile starts")
     timed(session, "compile_ahead", None, "sampler compiled")
     timed(compiler, "compile_transform", None, "candidate compiled", thread="pymc-aot-later")
     timed(auto_later, "release", "released", None, thread="pymc-aot-prefetch")
@@ -303,7 +356,10 @@ def test_a_cold_run_lowers_its_sampler_before_autos_background_candidates(cache_
     at = {}
     for what, t in events:
         at.setdefault(what, []).append(t)
-    assert at["chain keys"][0] > at["preflight over"][0]
+    assert waited == [True]  # vmap, compiled in the preflight's thread while the call went on
+    assert at["preflight lowered"][0] <= at["call goes on"][0] <= at["transform compiled"][0]
+    assert at["preflight lowered"][0] < at["chain keys"][0]
+    assert at["preflight over"][0] < min(at["sampler compile starts"])
     assert len(at["released"]) == 1  # once, though both the last lowering and the thread's end release
     assert max(at["sampler lowered"]) < at["released"][0] < at["sampler compiled"][0]
     assert at["candidate compiled"] and min(at["candidate compiled"]) > max(at["sampler lowered"])

@@ -19,7 +19,7 @@ from ...cache.entry import EntryMetadata
 from ...cache.xla_stats import CompileTimings, CostStats, MemoryStats
 from .graph import TransformGraph, build_transform
 from .loader import load_executable
-from .request import Progress, TransformRequest
+from .request import AFTER_LOWERING, Progress, TransformRequest
 
 __all__ = [
     "CompileTimings",
@@ -96,10 +96,11 @@ def compile_transform(
     ]
     donate = tuple(range(len(lead), len(lead) + n_values)) if strategy.donate else ()
     with warnings.catch_warnings():
-        # Donated inputs that no output can alias are simply not reused; that is expected.
-        warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
+        warnings.filterwarnings("ignore", message="Some donated buffers were not usable")  # none aliases: expected
         jitted = jax.jit(strategy.apply(graph.fn, n_values), donate_argnums=donate, out_shardings=out_sharding)
         lowered = jitted.lower(*args)
+    if (after_lowering := AFTER_LOWERING.get()) is not None:
+        after_lowering()  # pm.sample's preflight: the call goes on while XLA compiles
     t2 = time.perf_counter()
     say("compiling")
     compiled = lowered.compile()

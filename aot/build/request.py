@@ -9,6 +9,7 @@ import dataclasses
 import functools
 import sys
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,11 @@ from .naming import caller_label
 from .options import RequestOptions
 
 Progress = Callable[[str], None]
+
+AFTER_LOWERING: ContextVar[Callable[[], None] | None] = ContextVar("pymc_aot_after_lowering", default=None)
+"""Called (in the compiling thread's context) once a transform is lowered, before XLA compiles it
+(``compiler.compile_transform``): ``pm.sample``'s preflight lets the call go on there
+(``runtime.pymc.preflight``). Here, not in the compiler: a warm run does not import that."""
 """Told each step of a build ("building graph", "lowering", ...); a hit says nothing."""
 
 _JAX_DISPATCH = "pytensor.link.jax.dispatch"

@@ -94,20 +94,17 @@ def fetch_or_compile(
     model_name: str = "",
     on_ready: Callable[[LoadedProgram], None] | None = None,
     on_lowered: Callable[[], None] | None = None,
+    before_compile: Callable[[], bool] | None = None,
 ) -> dict[str, LoadedProgram]:
     """Every program of ``keys``, by program name; the missing ones compiled from one logp build.
     ``on_ready`` is handed each compiled program as soon as it is stored (before later ones finish);
     ``on_lowered`` is called once the last missing program is lowered (what is left is XLA's work,
-    which releases the GIL), or at once when nothing is missing."""
-    found: dict[str, LoadedProgram] = {}
-    missing: list[SamplerKey] = []
-    for key in keys:
-        assert key.program in PROGRAMS
-        loaded = load_stored(store, key, device)
-        if loaded is None:
-            missing.append(key)
-        else:
-            found[key.program] = loaded
+    which releases the GIL), or at once when nothing is missing. ``before_compile`` is asked before
+    each compile starts (it may wait); False: nothing more is lowered or compiled (a refused call)."""
+    stored = [(key, load_stored(store, key, device)) for key in keys]
+    assert all(key.program in PROGRAMS for key, _ in stored)
+    found: dict[str, LoadedProgram] = {key.program: loaded for key, loaded in stored if loaded is not None}
+    missing = [key for key, loaded in stored if loaded is None]
     if missing:
         from concurrent.futures import ThreadPoolExecutor
 
@@ -137,7 +134,10 @@ def fetch_or_compile(
             pending: list[tuple[SamplerKey, Any]] = []
             for key in missing:
                 pending = collect(pending, wait=False)  # those compiled meanwhile (the logp) go out first
-                pending.append((key, pool.submit(finish_program, lower_program(build, key, name))))
+                lowered = lower_program(build, key, name)
+                if before_compile is not None and not before_compile():
+                    break
+                pending.append((key, pool.submit(finish_program, lowered)))
             if on_lowered is not None:
                 on_lowered()
             collect(pending, wait=True)

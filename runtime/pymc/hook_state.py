@@ -57,17 +57,26 @@ STATE = HookState()
 
 @dataclass(frozen=True)
 class ActiveSampling:
-    """The sampling call in progress: its model, the user's vectorize choice, the budget fixed
-    by the preflight (so a run that sampled for hours is not refused afterwards)."""
+    """The sampling call in progress: its model, the user's vectorize choice, its preflight (the
+    budget it fixed, so a run that sampled for hours is not refused afterwards)."""
 
     model: Any
     vectorize: str | None
-    budget: int | None
+    preflight: Any = None
+    """``runtime.pymc.preflight.Preflight`` (None: none ran); its verdict is waited for when asked."""
     written: dict[str, Path] = field(default_factory=dict)  # with out=: groups written to the store
-    stock: bool = False
-    """The preflight failed: this call runs PyMC's own path throughout (one warning said so)."""
     holding: list[bool] = field(default_factory=list)
     """Non-empty once sampling is over and the postprocessing holds ``auto``'s background jobs."""
+
+    @property
+    def budget(self) -> int | None:
+        """The budget the preflight fixed (None: no ``auto`` choice)."""
+        return self.preflight.budget if self.preflight is not None else None
+
+    @property
+    def stock(self) -> bool:
+        """The preflight failed: this call's postprocessing runs PyMC's own path (one warning said so)."""
+        return self.preflight is not None and self.preflight.failed
 
 
 ACTIVE: contextvars.ContextVar[ActiveSampling | None] = contextvars.ContextVar("pymc_aot_active", default=None)

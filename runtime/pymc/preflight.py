@@ -1,11 +1,21 @@
 """Before ``pm.sample`` samples, with ``auto``: choose (and compile) the strategies, refuse what won't fit;
-candidates the choice does not need compile in the background (``aot.choice.auto_first``)."""
+candidates the choice does not need compile in the background (``aot.choice.auto_first``).
+
+The preflight runs on a thread of its own (:class:`Preflight`). The call waits for it only until
+its first transform is lowered: XLA's compile of that transform releases the GIL, so it runs
+beside PyMC's initial points and the compiled sampler's lowering instead of before them. The
+verdict is waited for before the first draw (:func:`settle_active`, from the compiled sampler's
+seams), or at once where nothing else would sample after it (PyMC's own sampler, ``out=``).
+"""
 
 from __future__ import annotations
 
+import contextvars
+import threading
+from collections.abc import Callable
 from typing import Any
 
-from .hook_state import STATE
+from .hook_state import ACTIVE, STATE
 
 
 def preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
@@ -14,7 +24,7 @@ def preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int 
     options = STATE.current()
     if options.strategy != "auto" or kwargs.get("postprocessing_vectorize") is not None:
         return None
-    from ...aot.build.request import resolve_device
+    from ...aot.build.request import AFTER_LOWERING, resolve_device
     from ...aot.identity.spec import posterior_names
     from ...aot.strategies.budget import resolve_budget
     from ..transforms.engine import precompile_counted
@@ -33,6 +43,131 @@ def preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int 
         memory_budget=budget,
     )
     shape = {"chains": kwargs.get("chains", 4), "draws": draws, "cache": options.cache_dir}
-    for log_likelihood in wanted:
-        precompile_counted(model, request.replace(log_likelihood=log_likelihood), defer=True, **shape)
+    lowered = AFTER_LOWERING.get()
+    for i, log_likelihood in enumerate(wanted):  # the call goes on at the last one's lowering: no PyTensor after it
+        token = AFTER_LOWERING.set(lowered if i == len(wanted) - 1 else None)
+        try:
+            precompile_counted(model, request.replace(log_likelihood=log_likelihood), defer=True, **shape)
+        finally:
+            AFTER_LOWERING.reset(token)
     return budget
+
+
+class Preflight:
+    """:func:`preflight` for one ``pm.sample`` call, on its own thread (in a copy of the call's
+    context: the call's one fingerprint walk). ``lowered`` is called once, when the first transform
+    is lowered or the preflight ends; ``verdict(go)`` once, at its end (``go``: not refused)."""
+
+    def __init__(
+        self,
+        call: tuple[Any, tuple[Any, ...], dict[str, Any]],
+        lowered: Callable[[], None],
+        verdict: Callable[[bool], None],
+    ) -> None:
+        self._call, self._lowered_hook, self._verdict_hook = call, lowered, verdict
+        self._lowered, self._done, self._lock = threading.Event(), threading.Event(), threading.Lock()
+        self._lowering_said = False
+        self._budget: int | None = None
+        self._error: BaseException | None = None
+        self._warned = False
+
+    def start(self) -> None:
+        """Run it on a thread (here if none can be had); return once its first transform is lowered."""
+        context = contextvars.copy_context()
+        thread = threading.Thread(target=context.run, args=(self._run,), name="pymc-aot-preflight", daemon=False)
+        try:
+            thread.start()
+        except RuntimeError:  # no thread to be had: here, whole
+            context.run(self._run)
+        self._lowered.wait()
+
+    def _run(self) -> None:
+        from ...aot.build.request import AFTER_LOWERING
+
+        AFTER_LOWERING.set(self._on_lowered)  # this thread's context only
+        try:
+            self._budget = preflight(*self._call)  # looked up when called (tests, the bench replace it)
+        except BaseException as exc:  # noqa: BLE001 - handed to the call by settle()
+            self._error = exc
+        finally:
+            from ...aot.strategies.budget import MemoryBudgetError
+
+            try:
+                self._on_lowered()
+                self._verdict_hook(not isinstance(self._error, MemoryBudgetError))
+            finally:
+                self._done.set()
+
+    def _on_lowered(self) -> None:
+        with self._lock:
+            if self._lowering_said:
+                return
+            self._lowering_said = True
+        try:
+            self._lowered_hook()  # the compiled sampler's lowering may start
+        finally:
+            self._lowered.set()  # and the call goes on
+
+    def settle(self) -> None:
+        """Wait for the verdict: ``MemoryBudgetError`` if the call is refused; any other failure is
+        one warning, and the call's postprocessing runs PyMC's own path (:attr:`failed`)."""
+        self._done.wait()
+        from ...aot.strategies.budget import MemoryBudgetError
+
+        if isinstance(self._error, MemoryBudgetError):
+            raise self._error
+        if self._error is not None and not self._warned:
+            from ..transforms.fallback import warn_fallback
+
+            self._warned = True
+            error = self._error
+            warn_fallback(
+                "pymc-aot could not run the cached postprocessing "
+                f"({type(error).__name__}: {error}); using PyMC's own path",
+                3,
+            )
+
+    def join(self) -> None:
+        """Wait for the thread's end, whatever the verdict (the call is over)."""
+        self._done.wait()
+
+    @property
+    def budget(self) -> int | None:
+        self.settle()
+        return self._budget
+
+    @property
+    def failed(self) -> bool:
+        self.settle()
+        return self._error is not None
+
+
+def begin(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any], gate: Any = None) -> Preflight:
+    """Start the call's preflight; return once its first transform is lowered (or it ended).
+    ``gate`` (``runtime.sampler.prefetch.Gate``): opened for the compiled sampler's lowering then,
+    and for its compile with the verdict."""
+    lowered = gate.lower if gate is not None else _nothing
+    verdict = gate.open if gate is not None else _ignore
+    run = Preflight((model, args, kwargs), lowered, verdict)
+    try:
+        run.start()
+    except BaseException:
+        if gate is not None:  # never leave the prefetch thread waiting
+            gate.open(go=False)
+        raise
+    return run
+
+
+def settle_active() -> None:
+    """Before the first draw: the running call's verdict (``MemoryBudgetError`` if refused)."""
+    active = ACTIVE.get()
+    if active is not None and active.preflight is not None:
+        active.preflight.settle()
+
+
+def _nothing() -> None:
+    return None
+
+
+def _ignore(go: bool) -> None:
+    return None

@@ -187,21 +187,6 @@ def _get_log_likelihood(model: Any, samples: Any, backend: Any = None, postproce
         return STATE.originals["_get_log_likelihood"](model, samples, backend, postprocessing_vectorize)
 
 
-def _checked_preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[int | None, bool]:
-    """The preflight's budget, and whether this call must run PyMC's own path throughout: any
-    failure of the preflight but ``MemoryBudgetError`` (the refusal it exists for) is one warning."""
-    from ...aot.strategies.budget import MemoryBudgetError
-    from .preflight import preflight
-
-    try:
-        return preflight(model, args, kwargs), False
-    except MemoryBudgetError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - never lose a sampling run to the cache
-        _fallback_warning("postprocessing", exc)
-        return None, True
-
-
 def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
     if STATE.options is None:
         return STATE.originals["sample_jax_nuts"](*args, **kwargs)
@@ -217,31 +202,35 @@ def _sample_jax_nuts(*args: Any, **kwargs: Any) -> Any:
 def _sample_in_scope(*args: Any, **kwargs: Any) -> Any:
     import pymc as pm
 
+    from .preflight import begin
+
     model = pm.modelcontext(kwargs.get("model"))
-    gate = None
-    if STATE.current().sampler:  # the compiled sampler's programs load (or compile) while PyMC prepares
+    options, gate = STATE.current(), None
+    if options.sampler:  # the compiled sampler's programs load (or compile) while PyMC prepares
         from ..sampler.prefetch import Gate, prefetch
 
         gate = Gate()
         prefetch(model, STATE.originals["sample_jax_nuts"], args, kwargs, gate)
-    refused = True
+    preflight = begin(model, args, kwargs, gate)  # back once its first transform is lowered
     try:
-        budget, stock = _checked_preflight(model, args, kwargs)
-        refused = False
+        if gate is None or options.out is not None:  # nothing of ours settles it before PyMC's first draw
+            preflight.settle()
+        return _sample_active(ActiveSampling(model, kwargs.get("postprocessing_vectorize"), preflight), args, kwargs)
     finally:
-        if gate is not None:  # then compile ahead, unless the preflight refused the call
-            gate.open(go=not refused)
-    active = ActiveSampling(model, kwargs.get("postprocessing_vectorize"), budget, stock=stock)
+        preflight.join()  # its thread is over before the call is (and before a refusal propagates)
+
+
+def _sample_active(active: ActiveSampling, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     from ...aot.choice.resolve import SAMPLING
 
     token, sampling = ACTIVE.set(active), SAMPLING.set(True)
     out = STATE.current().out
     try:
-        if out is None or stock:
+        if out is None or active.stock:
             return STATE.originals["sample_jax_nuts"](*args, **kwargs)
         from .sample_out import sample_into_store
 
-        return sample_into_store(STATE.originals["sample_jax_nuts"], args, kwargs, model, active.written)
+        return sample_into_store(STATE.originals["sample_jax_nuts"], args, kwargs, active.model, active.written)
     finally:
         ACTIVE.reset(token)
         SAMPLING.reset(sampling)

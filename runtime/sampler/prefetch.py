@@ -10,8 +10,9 @@ programs that split the chains' keys, so the first draw does not wait for either
 On a miss (a cold run, new data shapes) the same thread compiles and stores the missing programs
 (``session.compile_ahead``): their XLA compiles, seconds on a large model, then run beside
 PyMC's own preparation instead of after it.
-On a miss the thread waits for the preflight before anything else (even the chain keys' short
-compile: Python work under the one GIL stretched the preflight), and ``auto``'s background
+On a miss the thread waits until the preflight has lowered its first transform (even the chain
+keys' short compile: Python work under the one GIL stretched the preflight), and compiles only
+once the preflight's verdict is in (a refused call compiles no sampler); ``auto``'s background
 candidates (:mod:`pymc_aot.aot.choice.auto_later`) are held until the sampler's programs are
 lowered: their Python work would stretch the lowering on the first draw's path; their compiles
 then run beside the sampler's (XLA's, outside the GIL), before sampling rather than during it,
@@ -62,19 +63,33 @@ def _keys_and_chains(model: Any, sample_jax_nuts: Any, args: tuple[Any, ...], kw
 
 
 class Gate:
-    """Opened by ``pm.sample``'s seam once the postprocessing's preflight is over: a compile ahead
-    waits for it, so it neither slows the preflight (both are Python work under one GIL) nor
-    compiles for a call the preflight refused."""
+    """Opened by ``pm.sample``'s preflight (``runtime.pymc.preflight``) in two steps: once its
+    first transform is lowered (:meth:`lower`), a compile ahead may start its Python work (keys,
+    lowering) beside XLA's compile of that transform; with the verdict (:meth:`open`), it may
+    compile, unless the preflight refused the call. Before the first step the two would stretch
+    each other under the one GIL; a refused call compiles no sampler."""
 
     def __init__(self) -> None:
-        self._event, self._go = threading.Event(), False
+        self._lowering, self._verdict, self._go = threading.Event(), threading.Event(), False
+
+    def lower(self) -> None:
+        self._lowering.set()
 
     def open(self, go: bool) -> None:
-        self._go = go
-        self._event.set()
+        """The verdict (the first one counts)."""
+        if not self._verdict.is_set():
+            self._go = go
+            self._verdict.set()
+        self._lowering.set()
+
+    def may_lower(self) -> bool:
+        """Wait for the first step; False if the call is already refused."""
+        self._lowering.wait()
+        return not self._verdict.is_set() or self._go
 
     def wait(self) -> bool:
-        self._event.wait()
+        """Wait for the verdict; whether the call goes on."""
+        self._verdict.wait()
         return self._go
 
 
@@ -110,7 +125,7 @@ def _load_or_compile(
     cold = release is not None
     from .session import chain_keys, compile_ahead, load_ahead
 
-    if cold and gate is not None and not gate.wait():  # a miss: nothing here before the preflight is over
+    if cold and gate is not None and not gate.may_lower():  # a miss: nothing here before the preflight lowered
         _release_all(claimed)
         return
     try:  # first: short, and the sampler's call needs it as soon as its programs are in
@@ -120,8 +135,8 @@ def _load_or_compile(
     missed = load_ahead(claimed, keep_missing=True)
     if not missed:
         return
-    if gate is None or gate.wait():  # a cold run: compile while PyMC prepares its initial points
-        compile_ahead(model, fp, missed, on_lowered=release)
+    if gate is None or gate.may_lower():  # a cold run: compile while PyMC prepares its initial points
+        compile_ahead(model, fp, missed, on_lowered=release, before_compile=gate.wait if gate is not None else None)
     else:
         _release_all(missed)
 

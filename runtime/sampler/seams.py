@@ -50,8 +50,10 @@ class LazyLogp:
 
         if any(isinstance(v, jax.core.Tracer) for v in jax.tree_util.tree_leaves(x)):
             return self.original()
+        from ..pymc.preflight import settle_active
         from .session import logp_at
 
+        settle_active()  # a call the preflight refused stops here, at its first start point (nothing compiled)
         try:
             value = logp_at(self.model, list(x))
         except Exception as exc:  # noqa: BLE001 - the check of a start point falls back to PyMC's function
@@ -84,8 +86,10 @@ def _sampler(name: str, original: Any) -> Any:
     def sample(**kwargs: Any) -> Any:
         from ...aot.sampler import UnsupportedSettings
         from ...aot.strategies.budget import MemoryBudgetError
+        from ..pymc.preflight import settle_active
         from .session import run_compiled
 
+        settle_active()  # the postprocessing's verdict, before the first draw
         if serving():
             try:
                 return run_compiled(name, **kwargs)

@@ -103,13 +103,17 @@ def _hand_over(program: LoadedProgram, how: str) -> None:
 
 
 def compile_ahead(
-    model: Any, fingerprint: Any, claimed: list[Claim], on_lowered: Callable[[], None] | None = None
+    model: Any,
+    fingerprint: Any,
+    claimed: list[Claim],
+    on_lowered: Callable[[], None] | None = None,
+    before_compile: Callable[[], bool] | None = None,
 ) -> None:
     """Compile and store the claimed programs the store did not have (a cold run), here, while
     PyMC prepares its run on the calling thread (its initial points: ``prefetch`` starts this once
     the preflight is over): each claim is released as soon as its program is in the memo (the
-    ``logp`` first: PyMC's start-point check asks for it before the sampler does). ``on_lowered``:
-    called once every program is lowered (``fetch_or_compile``). Any failure releases the claims and
+    ``logp`` first: PyMC's start-point check asks for it before the sampler does). ``on_lowered``,
+    ``before_compile``: see ``fetch_or_compile``. Any failure releases the claims and
     leaves the work to ``programs_for``."""
     by_digest = {key.digest: done for key, done in claimed}
     try:
@@ -123,7 +127,8 @@ def compile_ahead(
 
         store = get_store(STATE.current().cache_dir)
         fetch_or_compile(
-            model, fingerprint, [k for k, _ in claimed], store, jax.devices()[0], on_ready=ready, on_lowered=on_lowered
+            model, fingerprint, [k for k, _ in claimed], store, jax.devices()[0], on_ready=ready, on_lowered=on_lowered,
+            before_compile=before_compile,
         )
     except Exception:  # noqa: BLE001 - only ahead of time: programs_for compiles what is left
         pass
