@@ -193,3 +193,35 @@ def test_cached_path_failure_falls_back_to_pymc(hooked, monkeypatch):
     with pytest.warns(pymc_aot.FallbackWarning, match="using PyMC's own path"):
         ours = _sample(model, "numpyro")
     assert_same_idata(stock, ours)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sampler", [False, True], ids=["pymc-sampler", "compiled-sampler"])
+def test_a_failed_preflight_is_one_warning_and_pymcs_postprocessing(hooked, monkeypatch, sampler):
+    """The preflight runs on its own thread; its failure (not a refusal) reaches the call as one
+    FallbackWarning, and the call's postprocessing runs PyMC's own path (nothing cached runs)."""
+    import pymc_aot.runtime.pymc.preflight
+
+    model = regression_data()
+    runtime.disable()
+    stock = _sample(model, "numpyro")
+    runtime.enable(cache_dir=str(hooked), sampler=sampler)  # auto: the preflight runs
+
+    def broken(*_a, **_k):
+        raise RuntimeError("simulated preflight failure")
+
+    monkeypatch.setattr(pymc_aot.runtime.pymc.preflight, "preflight", broken)
+    runs = _runs()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ours = _sample(model, "numpyro")
+    said = [w for w in caught if issubclass(w.category, pymc_aot.FallbackWarning)]
+    assert [str(w.message) for w in said] == [
+        "pymc-aot could not run the cached postprocessing (RuntimeError: simulated preflight failure); "
+        "using PyMC's own path"
+    ]
+    assert _runs() == runs
+    if not sampler:  # PyMC's draws, PyMC's postprocessing: stock's InferenceData
+        assert_same_idata(stock, ours)
+    else:
+        assert set(ours.posterior.data_vars) == set(stock.posterior.data_vars)
