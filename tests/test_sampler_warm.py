@@ -200,44 +200,27 @@ def test_a_failed_compile_ahead_leaves_the_compile_to_the_samplers_call(cache_di
     np.testing.assert_array_equal(cold.posterior["beta"].values, warm.posterior["beta"].values)
 
 
-def test_a_call_the_preflight_refuses_compiles_no_sampler(cache_dir, monkeypatch):
-    """The compile ahead waits for the postprocessing's preflight: a refusal compiles nothing."""
-    import pymc_aot.runtime.pymc.preflight
-    from pymc_aot.aot.strategies.budget import MemoryBudgetError
-
-    def refuse(*args, **kwargs):
-        raise MemoryBudgetError("x needs 2 GiB; the budget is 1 GiB")
-
-    monkeypatch.setattr(session, "_MEMO", {})
-    monkeypatch.setattr(pymc_aot.runtime.pymc.preflight, "preflight", refuse)
-    with runtime.enabled(strategy="vmap", chunk_size=25):
-        compiled = COUNTS["compiled"]
-        with pytest.raises(MemoryBudgetError, match="budget is 1 GiB"):
-            _sample(regression_data())
-        for thread in threading.enumerate():
-            if thread.name == "pymc-aot-prefetch":
-                thread.join()
-    assert COUNTS["compiled"] == compiled and not session._PENDING
-
-
-def test_a_call_refused_after_the_preflight_lowered_compiles_no_sampler(cache_dir, monkeypatch):
-    """The call goes on once the preflight's transform is lowered; a refusal that comes after that
-    (the transform's XLA compile, its memory analysis) still stops the call before any draw, and
-    the sampler's programs, lowered meanwhile, are not compiled."""
+@pytest.mark.parametrize("late", [False, True], ids=["before-lowering", "after-lowering"])
+def test_a_call_the_preflight_refuses_compiles_no_sampler(cache_dir, monkeypatch, late):
+    """The compile ahead waits for the postprocessing's preflight: a refusal compiles nothing. The
+    call goes on once the preflight's transform is lowered; a refusal that comes after that (the
+    transform's XLA compile, its memory analysis) still stops the call before any draw, and the
+    sampler's programs, lowered meanwhile, are not compiled."""
     import time
 
     import pymc_aot.runtime.pymc.preflight
     from pymc_aot.aot.build.request import AFTER_LOWERING
     from pymc_aot.aot.strategies.budget import MemoryBudgetError
 
-    def refuse_late(*args, **kwargs):
-        AFTER_LOWERING.get()()  # as compile_transform does once the transform is lowered
-        time.sleep(0.5)  # its XLA compile
+    def refuse(*args, **kwargs):
+        if late:
+            AFTER_LOWERING.get()()  # as compile_transform does once the transform is lowered
+            time.sleep(0.5)  # its XLA compile
         raise MemoryBudgetError("x needs 2 GiB; the budget is 1 GiB")
 
     drew = []
     monkeypatch.setattr(session, "_MEMO", {})
-    monkeypatch.setattr(pymc_aot.runtime.pymc.preflight, "preflight", refuse_late)
+    monkeypatch.setattr(pymc_aot.runtime.pymc.preflight, "preflight", refuse)
     monkeypatch.setattr(session, "run_compiled", lambda *a, **k: drew.append(True))
     with runtime.enabled(strategy="vmap", chunk_size=25):
         compiled = COUNTS["compiled"]

@@ -99,8 +99,8 @@ def fetch_or_compile(
     """Every program of ``keys``, by program name; the missing ones compiled from one logp build.
     ``on_ready`` is handed each compiled program as soon as it is stored (before later ones finish);
     ``on_lowered`` is called once the last missing program is lowered (what is left is XLA's work,
-    which releases the GIL), or at once when nothing is missing. ``before_compile`` is asked before
-    each compile starts (it may wait); False: nothing more is lowered or compiled (a refused call)."""
+    which releases the GIL), or at once when nothing is missing. ``before_compile`` is asked (in the
+    compile's thread: the next lowering does not wait) before each compile; False: not compiled."""
     stored = [(key, load_stored(store, key, device)) for key in keys]
     assert all(key.program in PROGRAMS for key, _ in stored)
     found: dict[str, LoadedProgram] = {key.program: loaded for key, loaded in stored if loaded is not None}
@@ -119,6 +119,8 @@ def fetch_or_compile(
                     left.append((key, future))
                     continue
                 compiled = future.result()
+                if compiled is None:  # refused: nothing compiled, nothing stored
+                    continue
                 store.put(key.digest, compiled.payload, compiled.metadata.to_json())
                 found[key.program] = LoadedProgram(key, compiled.metadata, compiled.executable, cached=False)
                 if on_ready is not None:
@@ -135,12 +137,17 @@ def fetch_or_compile(
             for key in missing:
                 pending = collect(pending, wait=False)  # those compiled meanwhile (the logp) go out first
                 lowered = lower_program(build, key, name)
-                if before_compile is not None and not before_compile():
-                    break
-                pending.append((key, pool.submit(finish_program, lowered)))
+                pending.append((key, pool.submit(_gated, before_compile, finish_program, lowered)))
             if on_lowered is not None:
                 on_lowered()
             collect(pending, wait=True)
     elif on_lowered is not None:
         on_lowered()
     return found
+
+
+def _gated(before_compile: Callable[[], bool] | None, finish: Callable[[Any], Any], lowered: Any) -> Any:
+    """``finish(lowered)`` once ``before_compile`` allows it (None: at once); None if it refuses."""
+    if before_compile is not None and not before_compile():
+        return None
+    return finish(lowered)
