@@ -6,7 +6,7 @@ SAMPLER: on = ``enable()``, the default, the compiled sampler included; off = ``
 The process imports pymc and builds its model first; the clock times ``pm.sample`` alone.
 ``post`` is the postprocessing part: stock: the ``get_jaxified_graph`` call for the posterior and
 ``_postprocess_samples``; pymc-aot: the calling thread's time in its preflight (auto's choice and
-compiles, before sampling: the call waits for it until its first transform is lowered, then for
+compiles, before sampling: the call waits for it until its last transform is lowered, then for
 its verdict before the first draw) plus the cached run behind its ``_postprocess_samples`` seam
 (timed on pymc-aot's own functions: a function of ``pymc.sampling.jax`` replaced by this script
 would give the model a lowered key). ``preflight``: the calling thread's part of ``post``;
@@ -61,7 +61,7 @@ if mode != "stock":
 
     pymc_aot.enable(cache_dir=cache, sampler=sampler == "on")
     preflight.preflight = timed(preflight.preflight, "preflight_thread")  # looked up when called
-    preflight.begin = timed(preflight.begin, "preflight")  # the call waits: until the first lowering
+    preflight.begin = timed(preflight.begin, "preflight")  # the call waits: until the last lowering
     preflight.Preflight.settle = timed(preflight.Preflight.settle, "preflight")  # for the verdict
     preflight.Preflight.join = timed(preflight.Preflight.join, "preflight")  # for the thread's end
 if mode == "cold":

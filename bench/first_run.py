@@ -9,7 +9,7 @@ cache again: nothing compiled, the stored sampler runs). ``--sampler-off``: ``en
 instead (PyMC's sampler: the postprocessing alone). Each times ``pm.sample`` (``total``) and its
 postprocessing part (``post``: the calling thread's time in pymc-aot's preflight plus the
 ``_postprocess_samples`` seam; stock: PyMC's seam; ``cold_preflight_thread``: the preflight's own
-wall time on its thread, of which the call waits for the part up to its first lowering); ``exit``:
+wall time on its thread, of which the call waits for the part up to its last lowering); ``exit``:
 how long the cold process then waits at exit for its background compiles.
 ``same``: the runs that draw with one sampler give one posterior: cold equals warm bit for bit, and
 with ``--sampler-off`` both equal stock (the compiled sampler's draws are another XLA program's:

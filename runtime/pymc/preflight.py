@@ -2,7 +2,7 @@
 candidates the choice does not need compile in the background (``aot.choice.auto_first``).
 
 The preflight runs on a thread of its own (:class:`Preflight`). The call waits for it only until
-its first transform is lowered: XLA's compile of that transform releases the GIL, so it runs
+its last transform is lowered: XLA's compile of that transform releases the GIL, so it runs
 beside PyMC's initial points and the compiled sampler's lowering instead of before them. The
 verdict is waited for before the first draw (:func:`settle_active`, from the compiled sampler's
 seams), or at once where nothing else would sample after it (PyMC's own sampler, ``out=``).
@@ -55,8 +55,9 @@ def preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int 
 
 class Preflight:
     """:func:`preflight` for one ``pm.sample`` call, on its own thread (in a copy of the call's
-    context: the call's one fingerprint walk). ``lowered`` is called once, when the first transform
-    is lowered or the preflight ends; ``verdict(go)`` once, at its end (``go``: not refused)."""
+    context: the call's one fingerprint walk). ``lowered`` is called once, when the last transform
+    is lowered (:func:`preflight` hooks that one only) or the preflight ends; ``verdict(go)`` once,
+    at its end (``go``: not refused)."""
 
     def __init__(
         self,
@@ -72,7 +73,7 @@ class Preflight:
         self._warned = False
 
     def start(self) -> None:
-        """Run it on a thread (here if none can be had); return once its first transform is lowered."""
+        """Run it on a thread (here if none can be had); return once its last transform is lowered."""
         context = contextvars.copy_context()
         thread = threading.Thread(target=context.run, args=(self._run,), name="pymc-aot-preflight", daemon=False)
         try:
@@ -143,7 +144,7 @@ class Preflight:
 
 
 def begin(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any], gate: Any = None) -> Preflight:
-    """Start the call's preflight; return once its first transform is lowered (or it ended).
+    """Start the call's preflight; return once its last transform is lowered (or it ended).
     ``gate`` (``runtime.sampler.prefetch.Gate``): opened for the compiled sampler's lowering then,
     and for its compile with the verdict."""
     lowered = gate.lower if gate is not None else _nothing

@@ -211,7 +211,7 @@ def _sample_in_scope(*args: Any, **kwargs: Any) -> Any:
 
         gate = Gate()
         prefetch(model, STATE.originals["sample_jax_nuts"], args, kwargs, gate)
-    preflight = begin(model, args, kwargs, gate)  # back once its first transform is lowered
+    preflight = begin(model, args, kwargs, gate)  # back once its (last) transform is lowered
     try:
         if gate is None or options.out is not None:  # nothing of ours settles it before PyMC's first draw
             preflight.settle()

@@ -10,7 +10,7 @@ programs that split the chains' keys, so the first draw does not wait for either
 On a miss (a cold run, new data shapes) the same thread compiles and stores the missing programs
 (``session.compile_ahead``): their XLA compiles, seconds on a large model, then run beside
 PyMC's own preparation instead of after it.
-On a miss the thread waits until the preflight has lowered its first transform (even the chain
+On a miss the thread waits until the preflight has lowered its transform (even the chain
 keys' short compile: Python work under the one GIL stretched the preflight), and compiles only
 once the preflight's verdict is in (a refused call compiles no sampler); ``auto``'s background
 candidates (:mod:`pymc_aot.aot.choice.auto_later`) are held until the sampler's programs are
@@ -64,7 +64,7 @@ def _keys_and_chains(model: Any, sample_jax_nuts: Any, args: tuple[Any, ...], kw
 
 class Gate:
     """Opened by ``pm.sample``'s preflight (``runtime.pymc.preflight``) in two steps: once its
-    first transform is lowered (:meth:`lower`), a compile ahead may start its Python work (keys,
+    (last) transform is lowered (:meth:`lower`), a compile ahead may start its Python work (keys,
     lowering) beside XLA's compile of that transform; with the verdict (:meth:`open`), it may
     compile, unless the preflight refused the call. Before the first step the two would stretch
     each other under the one GIL; a refused call compiles no sampler."""
