@@ -27,12 +27,12 @@ from .naming import caller_label
 from .options import RequestOptions
 
 Progress = Callable[[str], None]
+"""Told each step of a build ("building graph", "lowering", ...); a hit says nothing."""
 
 AFTER_LOWERING: ContextVar[Callable[[], None] | None] = ContextVar("pymc_aot_after_lowering", default=None)
 """Called (in the compiling thread's context) once a transform is lowered, before XLA compiles it
 (``compiler.compile_transform``): ``pm.sample``'s preflight lets the call go on there
 (``runtime.pymc.preflight``). Here, not in the compiler: a warm run does not import that."""
-"""Told each step of a build ("building graph", "lowering", ...); a hit says nothing."""
 
 _JAX_DISPATCH = "pytensor.link.jax.dispatch"
 

@@ -111,10 +111,10 @@ def compile_ahead(
 ) -> None:
     """Compile and store the claimed programs the store did not have (a cold run), here, while
     PyMC prepares its run on the calling thread (its initial points: ``prefetch`` starts this once
-    the preflight is over): each claim is released as soon as its program is in the memo (the
-    ``logp`` first: PyMC's start-point check asks for it before the sampler does). ``on_lowered``,
-    ``before_compile``: see ``fetch_or_compile``. Any failure releases the claims and
-    leaves the work to ``programs_for``."""
+    the preflight has lowered its transform; the compiles wait for its verdict): each claim is
+    released as soon as its program is in the memo (the ``logp`` first: PyMC's start-point check
+    asks for it before the sampler does). ``on_lowered``, ``before_compile``: see
+    ``fetch_or_compile``. Any failure releases the claims and leaves the work to ``programs_for``."""
     by_digest = {key.digest: done for key, done in claimed}
     try:
         import jax
