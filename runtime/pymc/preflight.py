@@ -118,15 +118,10 @@ class Preflight:
         if isinstance(self._error, MemoryBudgetError):
             raise self._error
         if self._error is not None and not self._warned:
-            from ..transforms.fallback import warn_fallback
+            from .pymc_jax_seams import _fallback_warning
 
             self._warned = True
-            error = self._error
-            warn_fallback(
-                "pymc-aot could not run the cached postprocessing "
-                f"({type(error).__name__}: {error}); using PyMC's own path",
-                3,
-            )
+            _fallback_warning("postprocessing", self._error)
 
     def join(self) -> None:
         """Wait for the thread's end, whatever the verdict (the call is over)."""
