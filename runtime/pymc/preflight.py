@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextvars
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from .hook_state import ACTIVE, STATE
@@ -55,17 +54,12 @@ def preflight(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int 
 
 class Preflight:
     """:func:`preflight` for one ``pm.sample`` call, on its own thread (in a copy of the call's
-    context: the call's one fingerprint walk). ``lowered`` is called once, when the last transform
-    is lowered (:func:`preflight` hooks that one only) or the preflight ends; ``verdict(go)`` once,
-    at its end (``go``: not refused)."""
+    context: the call's one fingerprint walk). ``gate`` (``runtime.sampler.prefetch.Gate``, or None):
+    opened for the compiled sampler's lowering once, when the last transform is lowered
+    (:func:`preflight` hooks that one only) or the preflight ends; and with the verdict at its end."""
 
-    def __init__(
-        self,
-        call: tuple[Any, tuple[Any, ...], dict[str, Any]],
-        lowered: Callable[[], None],
-        verdict: Callable[[bool], None],
-    ) -> None:
-        self._call, self._lowered_hook, self._verdict_hook = call, lowered, verdict
+    def __init__(self, call: tuple[Any, tuple[Any, ...], dict[str, Any]], gate: Any = None) -> None:
+        self._call, self._gate = call, gate
         self._lowered, self._done, self._lock = threading.Event(), threading.Event(), threading.Lock()
         self._lowering_said = False
         self._budget: int | None = None
@@ -95,7 +89,8 @@ class Preflight:
 
             try:
                 self._on_lowered()
-                self._verdict_hook(not isinstance(self._error, MemoryBudgetError))
+                if self._gate is not None:
+                    self._gate.open(go=not isinstance(self._error, MemoryBudgetError))
             finally:
                 self._done.set()
 
@@ -105,7 +100,8 @@ class Preflight:
                 return
             self._lowering_said = True
         try:
-            self._lowered_hook()  # the compiled sampler's lowering may start
+            if self._gate is not None:
+                self._gate.lower()  # the compiled sampler's lowering may start
         finally:
             self._lowered.set()  # and the call goes on
 
@@ -142,9 +138,7 @@ def begin(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any], gate: Any =
     """Start the call's preflight; return once its last transform is lowered (or it ended).
     ``gate`` (``runtime.sampler.prefetch.Gate``): opened for the compiled sampler's lowering then,
     and for its compile with the verdict."""
-    lowered = gate.lower if gate is not None else _nothing
-    verdict = gate.open if gate is not None else _ignore
-    run = Preflight((model, args, kwargs), lowered, verdict)
+    run = Preflight((model, args, kwargs), gate)
     try:
         run.start()
     except BaseException:
@@ -159,11 +153,3 @@ def settle_active() -> None:
     active = ACTIVE.get()
     if active is not None and active.preflight is not None:
         active.preflight.settle()
-
-
-def _nothing() -> None:
-    return None
-
-
-def _ignore(go: bool) -> None:
-    return None
