@@ -114,10 +114,10 @@ class Preflight:
         if isinstance(self._error, MemoryBudgetError):
             raise self._error
         if self._error is not None and not self._warned:
-            from .pymc_jax_seams import _fallback_warning
+            from ..transforms.fallback import warn_cached_failed
 
             self._warned = True
-            _fallback_warning("postprocessing", self._error)
+            warn_cached_failed("postprocessing", self._error)
 
     def join(self) -> None:
         """Wait for the thread's end, whatever the verdict (the call is over)."""

@@ -29,7 +29,7 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from ..transforms.fallback import warn_fallback
+from ..transforms.fallback import warn_cached_failed
 from .hook_state import ACTIVE, STATE, ActiveSampling
 
 SEAMS = (
@@ -107,10 +107,6 @@ def _run_cached(
     return placeholders(result)
 
 
-def _fallback_warning(what: str, exc: BaseException) -> None:
-    warn_fallback(f"pymc-aot could not run the cached {what} ({type(exc).__name__}: {exc}); using PyMC's own path", 3)
-
-
 def _get_jaxified_graph(inputs: Any = None, outputs: Any = None) -> Any:
     active = ACTIVE.get()
     original = STATE.originals["get_jaxified_graph"]
@@ -156,7 +152,7 @@ def _postprocess_samples(
                 budget=jax_fn.budget,
             )
         except Exception as exc:  # noqa: BLE001 - never lose a sampling run to the cache
-            _fallback_warning("posterior transform", exc)
+            warn_cached_failed("posterior transform", exc)
             jax_fn = jax_fn.build()
         else:
             return [result[n] for n in names]
@@ -183,7 +179,7 @@ def _get_log_likelihood(model: Any, samples: Any, backend: Any = None, postproce
             model, samples, kind="log_likelihood", names=names, backend=backend, vectorize=vectorize, budget=budget
         )
     except Exception as exc:  # noqa: BLE001 - never lose a sampling run to the cache
-        _fallback_warning("log-likelihood", exc)
+        warn_cached_failed("log-likelihood", exc)
         return STATE.originals["_get_log_likelihood"](model, samples, backend, postprocessing_vectorize)
 
 

@@ -32,6 +32,12 @@ def warn_fallback(message: str, stacklevel: int = 2) -> None:
     warnings.warn(message, FallbackWarning, stacklevel=stacklevel + 1)
 
 
+def warn_cached_failed(what: str, exc: BaseException) -> None:
+    """The cached ``what`` failed with ``exc``: PyMC's own path runs (one :class:`FallbackWarning`,
+    pointing two frames above the caller)."""
+    warn_fallback(f"pymc-aot could not run the cached {what} ({type(exc).__name__}: {exc}); using PyMC's own path", 3)
+
+
 def pymc_seam(
     original: Callable[..., Any],
     enabled: Callable[[], bool],
